@@ -1,0 +1,404 @@
+package io.kvledger.journal;
+
+import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.Reason;
+import io.kvledger.journal.codec.RequestState;
+import io.kvledger.journal.codec.Role;
+import io.kvledger.journal.codec.SlotState;
+
+/**
+ * The ordered effects of one input, stored column-wise in primitive arrays that are reused for every input.
+ * <p>
+ * Enum columns hold the SBE enum's code; {@link #NULL_CODE} means "not applicable". Field meaning per
+ * {@link EffectType} is given in the journal schema. Not thread-safe: owned by the engine thread, or by the
+ * reader thread that decodes into it.
+ */
+public final class EffectList
+{
+    /** Code of an enum column that does not apply to an effect. */
+    public static final short NULL_CODE = 255;
+
+    private static final int TYPE = 0;
+    private static final int POOL = 1;
+    private static final int FROM_STATE = 2;
+    private static final int TO_STATE = 3;
+    private static final int COMPONENT = 4;
+    private static final int OP_KIND = 5;
+    private static final int ROLE = 6;
+    private static final int REASON = 7;
+    private static final int REQUEST_FROM = 8;
+    private static final int REQUEST_TO = 9;
+    private static final int CODE_COLUMNS = 10;
+
+    private static final int ID = 0;
+    private static final int OWNER = 1;
+    private static final int VALUE1 = 2;
+    private static final int VALUE2 = 3;
+    private static final int VALUE3 = 4;
+    private static final int LONG_COLUMNS = 5;
+
+    private short[] codes;
+    private long[] longs;
+    private int size;
+    private final int maxCapacity;
+
+    /**
+     * @param initialCapacity effects held before the arrays grow (growth happens only while warming up).
+     * @param maxCapacity     the most effects one input may cause; the journal group limit is 65,535.
+     */
+    public EffectList(final int initialCapacity, final int maxCapacity)
+    {
+        this.maxCapacity = Math.min(maxCapacity, 65_535);
+        codes = new short[initialCapacity * CODE_COLUMNS];
+        longs = new long[initialCapacity * LONG_COLUMNS];
+    }
+
+    /**
+     * An effect list that may hold up to the journal's group limit.
+     *
+     * @param initialCapacity effects held before the arrays grow.
+     */
+    public EffectList(final int initialCapacity)
+    {
+        this(initialCapacity, 65_535);
+    }
+
+    /** Forget every effect, keeping the arrays. */
+    public void clear()
+    {
+        size = 0;
+    }
+
+    public int size()
+    {
+        return size;
+    }
+
+    /**
+     * Start a new effect with every column null and return its index; the typed setters fill it.
+     *
+     * @param type of the effect.
+     * @return index of the new effect.
+     */
+    public int add(final EffectType type)
+    {
+        if (size == maxCapacity)
+        {
+            throw new IllegalStateException("more than " + maxCapacity + " effects for one input");
+        }
+        if ((size + 1) * CODE_COLUMNS > codes.length)
+        {
+            final int newCapacity = Math.min(maxCapacity, Math.max(16, size * 2));
+            final short[] newCodes = new short[newCapacity * CODE_COLUMNS];
+            System.arraycopy(codes, 0, newCodes, 0, size * CODE_COLUMNS);
+            codes = newCodes;
+            final long[] newLongs = new long[newCapacity * LONG_COLUMNS];
+            System.arraycopy(longs, 0, newLongs, 0, size * LONG_COLUMNS);
+            longs = newLongs;
+        }
+        final int index = size++;
+        final int c = index * CODE_COLUMNS;
+        for (int i = 0; i < CODE_COLUMNS; i++)
+        {
+            codes[c + i] = NULL_CODE;
+        }
+        codes[c + TYPE] = type.value();
+        final int l = index * LONG_COLUMNS;
+        longs[l + ID] = InputRecord.NULL_ID;
+        longs[l + OWNER] = InputRecord.NULL_ID;
+        longs[l + VALUE1] = 0;
+        longs[l + VALUE2] = 0;
+        longs[l + VALUE3] = 0;
+        return index;
+    }
+
+    /**
+     * Append a copy of effect {@code index} of another list.
+     *
+     * @param other list to copy from.
+     * @param index of the effect in that list.
+     */
+    public void addCopy(final EffectList other, final int index)
+    {
+        final int i = add(other.type(index));
+        System.arraycopy(other.codes, index * CODE_COLUMNS, codes, i * CODE_COLUMNS, CODE_COLUMNS);
+        System.arraycopy(other.longs, index * LONG_COLUMNS, longs, i * LONG_COLUMNS, LONG_COLUMNS);
+    }
+
+    /**
+     * Whether effect {@code index} equals effect {@code otherIndex} of another list, column by column.
+     *
+     * @param index      in this list.
+     * @param other      list.
+     * @param otherIndex in the other list.
+     * @return true when every column is equal.
+     */
+    public boolean sameAs(final int index, final EffectList other, final int otherIndex)
+    {
+        for (int i = 0; i < CODE_COLUMNS; i++)
+        {
+            if (codes[index * CODE_COLUMNS + i] != other.codes[otherIndex * CODE_COLUMNS + i])
+            {
+                return false;
+            }
+        }
+        for (int i = 0; i < LONG_COLUMNS; i++)
+        {
+            if (longs[index * LONG_COLUMNS + i] != other.longs[otherIndex * LONG_COLUMNS + i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Index of the first effect that differs from the other list, or -1 when both lists are equal.
+     *
+     * @param other list to compare with.
+     * @return first differing index (possibly the shorter list's size), or -1.
+     */
+    public int firstDifference(final EffectList other)
+    {
+        final int common = Math.min(size, other.size);
+        for (int i = 0; i < common; i++)
+        {
+            if (!sameAs(i, other, i))
+            {
+                return i;
+            }
+        }
+        return size == other.size ? -1 : common;
+    }
+
+    // ---- column access: raw codes (for codecs and hashing) ----
+
+    public short typeCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + TYPE];
+    }
+
+    public short poolCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + POOL];
+    }
+
+    public short fromStateCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + FROM_STATE];
+    }
+
+    public short toStateCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + TO_STATE];
+    }
+
+    public short componentCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + COMPONENT];
+    }
+
+    public short opKindCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + OP_KIND];
+    }
+
+    public short roleCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + ROLE];
+    }
+
+    public short reasonCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + REASON];
+    }
+
+    public short requestFromCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + REQUEST_FROM];
+    }
+
+    public short requestToCode(final int index)
+    {
+        return codes[index * CODE_COLUMNS + REQUEST_TO];
+    }
+
+    /**
+     * Set a raw code column; used by the decoder.
+     *
+     * @param index  of the effect.
+     * @param column 0..9 in the order type, pool, fromState, toState, component, opKind, role, reason,
+     *               requestFrom, requestTo.
+     * @param code   raw enum code or {@link #NULL_CODE}.
+     */
+    public void code(final int index, final int column, final short code)
+    {
+        codes[index * CODE_COLUMNS + column] = code;
+    }
+
+    // ---- typed access ----
+
+    public EffectType type(final int index)
+    {
+        return EffectType.get(typeCode(index));
+    }
+
+    public Pool pool(final int index)
+    {
+        return Pool.get(poolCode(index));
+    }
+
+    public SlotState fromState(final int index)
+    {
+        return SlotState.get(fromStateCode(index));
+    }
+
+    public SlotState toState(final int index)
+    {
+        return SlotState.get(toStateCode(index));
+    }
+
+    public Component component(final int index)
+    {
+        return Component.get(componentCode(index));
+    }
+
+    public OpKind opKind(final int index)
+    {
+        return OpKind.get(opKindCode(index));
+    }
+
+    public Role role(final int index)
+    {
+        return Role.get(roleCode(index));
+    }
+
+    public Reason reason(final int index)
+    {
+        return Reason.get(reasonCode(index));
+    }
+
+    public RequestState requestFrom(final int index)
+    {
+        return RequestState.get(requestFromCode(index));
+    }
+
+    public RequestState requestTo(final int index)
+    {
+        return RequestState.get(requestToCode(index));
+    }
+
+    public long id(final int index)
+    {
+        return longs[index * LONG_COLUMNS + ID];
+    }
+
+    public long owner(final int index)
+    {
+        return longs[index * LONG_COLUMNS + OWNER];
+    }
+
+    public long value1(final int index)
+    {
+        return longs[index * LONG_COLUMNS + VALUE1];
+    }
+
+    public long value2(final int index)
+    {
+        return longs[index * LONG_COLUMNS + VALUE2];
+    }
+
+    public long value3(final int index)
+    {
+        return longs[index * LONG_COLUMNS + VALUE3];
+    }
+
+    // ---- setters, fluent on the index ----
+
+    public EffectList pool(final int index, final Pool pool)
+    {
+        codes[index * CODE_COLUMNS + POOL] = pool.value();
+        return this;
+    }
+
+    public EffectList fromState(final int index, final SlotState state)
+    {
+        codes[index * CODE_COLUMNS + FROM_STATE] = state.value();
+        return this;
+    }
+
+    public EffectList toState(final int index, final SlotState state)
+    {
+        codes[index * CODE_COLUMNS + TO_STATE] = state.value();
+        return this;
+    }
+
+    public EffectList component(final int index, final Component component)
+    {
+        codes[index * CODE_COLUMNS + COMPONENT] = component.value();
+        return this;
+    }
+
+    public EffectList opKind(final int index, final OpKind kind)
+    {
+        codes[index * CODE_COLUMNS + OP_KIND] = kind.value();
+        return this;
+    }
+
+    public EffectList role(final int index, final Role role)
+    {
+        codes[index * CODE_COLUMNS + ROLE] = role.value();
+        return this;
+    }
+
+    public EffectList reason(final int index, final Reason reason)
+    {
+        codes[index * CODE_COLUMNS + REASON] = reason.value();
+        return this;
+    }
+
+    public EffectList requestFrom(final int index, final RequestState state)
+    {
+        codes[index * CODE_COLUMNS + REQUEST_FROM] = state.value();
+        return this;
+    }
+
+    public EffectList requestTo(final int index, final RequestState state)
+    {
+        codes[index * CODE_COLUMNS + REQUEST_TO] = state.value();
+        return this;
+    }
+
+    public EffectList id(final int index, final long id)
+    {
+        longs[index * LONG_COLUMNS + ID] = id;
+        return this;
+    }
+
+    public EffectList owner(final int index, final long owner)
+    {
+        longs[index * LONG_COLUMNS + OWNER] = owner;
+        return this;
+    }
+
+    public EffectList value1(final int index, final long value)
+    {
+        longs[index * LONG_COLUMNS + VALUE1] = value;
+        return this;
+    }
+
+    public EffectList value2(final int index, final long value)
+    {
+        longs[index * LONG_COLUMNS + VALUE2] = value;
+        return this;
+    }
+
+    public EffectList value3(final int index, final long value)
+    {
+        longs[index * LONG_COLUMNS + VALUE3] = value;
+        return this;
+    }
+}
