@@ -1,0 +1,46 @@
+package io.kvledger.journal;
+
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.SlotState;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class EffectListTest
+{
+    @Test
+    void shouldGrowAndKeepEffectsInOrder()
+    {
+        final EffectList list = new EffectList(1);
+        for (int i = 0; i < 100; i++)
+        {
+            final int index = list.add(EffectType.SLOT_TRANSITION);
+            list.pool(index, Pool.DEVICE_MAMBA).id(index, i).fromState(index, SlotState.FREE)
+                .toState(index, SlotState.REQUEST);
+        }
+        assertEquals(100, list.size());
+        assertEquals(57, list.id(57));
+        assertEquals(SlotState.REQUEST, list.toState(99));
+        assertEquals(EffectList.NULL_CODE, list.reasonCode(3));
+    }
+
+    @Test
+    void shouldReportFirstDifference()
+    {
+        final EffectList a = new EffectList(4);
+        final EffectList b = new EffectList(4);
+        for (int i = 0; i < 3; i++)
+        {
+            a.id(a.add(EffectType.NODE_DELETED), i);
+            b.id(b.add(EffectType.NODE_DELETED), i == 2 ? 9 : i);
+        }
+        assertEquals(2, a.firstDifference(b));
+        b.clear();
+        for (int i = 0; i < 3; i++)
+        {
+            b.addCopy(a, i);
+        }
+        assertEquals(-1, a.firstDifference(b));
+    }
+}
