@@ -11,13 +11,27 @@ import io.kvledger.journal.codec.Pool;
  */
 public final class MambaCursors
 {
+    private final Effects effects;
+    private final long[] writePos;
+    private final long[] cacheBase;
+    private final long[] isFlush;
+
     /**
      * @param capacity number of device Mamba slots.
      * @param effects  where resets and observations are recorded.
      */
     public MambaCursors(final int capacity, final Effects effects)
     {
-        throw new UnsupportedOperationException();
+        this.effects = effects;
+        writePos = new long[capacity];
+        cacheBase = new long[capacity];
+        isFlush = new long[capacity];
+    }
+
+    /** @return number of slots. */
+    public int capacity()
+    {
+        return writePos.length;
     }
 
     /**
@@ -30,7 +44,10 @@ public final class MambaCursors
      */
     public void observe(final int slot, final long writePos, final long cacheBase, final long isFlush)
     {
-        throw new UnsupportedOperationException();
+        this.writePos[slot] = writePos;
+        this.cacheBase[slot] = cacheBase;
+        this.isFlush[slot] = isFlush;
+        effects.cursorsObserved(Pool.DEVICE_MAMBA, slot, writePos, cacheBase, isFlush);
     }
 
     /**
@@ -40,7 +57,10 @@ public final class MambaCursors
      */
     public void reset(final int slot)
     {
-        throw new UnsupportedOperationException();
+        writePos[slot] = 0;
+        cacheBase[slot] = 0;
+        isFlush[slot] = 0;
+        effects.cursorsReset(Pool.DEVICE_MAMBA, slot);
     }
 
     /**
@@ -49,22 +69,22 @@ public final class MambaCursors
      */
     public boolean clean(final int slot)
     {
-        throw new UnsupportedOperationException();
+        return 0 == writePos[slot] && 0 == cacheBase[slot] && 0 == isFlush[slot];
     }
 
     public long writePos(final int slot)
     {
-        throw new UnsupportedOperationException();
+        return writePos[slot];
     }
 
     public long cacheBase(final int slot)
     {
-        throw new UnsupportedOperationException();
+        return cacheBase[slot];
     }
 
     public long isFlush(final int slot)
     {
-        throw new UnsupportedOperationException();
+        return isFlush[slot];
     }
 
     /**
@@ -72,7 +92,14 @@ public final class MambaCursors
      */
     public long stateHash()
     {
-        throw new UnsupportedOperationException();
+        long hash = SlotPool.mix(writePos.length);
+        for (int slot = 0; slot < writePos.length; slot++)
+        {
+            final long entry = SlotPool.mix(writePos[slot] * 0x9E3779B97F4A7C15L +
+                SlotPool.mix(cacheBase[slot] + 0x632BE59BD9B4E019L) + SlotPool.mix(isFlush[slot] ^ slot));
+            hash = SlotPool.mix(hash * 0x9E3779B97F4A7C15L + entry);
+        }
+        return hash;
     }
 
     /** Pool these cursors belong to. */

@@ -5,6 +5,7 @@ import io.kvledger.engine.ResultCode;
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.SlotState;
+import org.agrona.collections.Long2LongHashMap;
 
 /**
  * Radix tree over page-fingerprint sequences, the device cache index.
@@ -23,6 +24,18 @@ import io.kvledger.journal.codec.SlotState;
  * UNLOCKED, EVICTED, and the SLOT_TRANSITIONs of KV pages and Mamba slots through the pools). Nodes, receipts
  * and page runs come from preallocated arrays; engine thread only; allocation-free after construction;
  * iteration order never depends on identity hashes.
+ * <p>
+ * Storage: node fields are parallel primitive arrays indexed by node id; free node ids form a LIFO stack that
+ * hands out ascending ids at first. A node's pages are a singly linked list threaded through arrays indexed by
+ * the KV page id itself (next page, fingerprint high and low word), so a split relinks k pages and copies
+ * nothing. Children are found through one open-addressing table keyed by (parent, first-page fingerprint),
+ * linear probing with backward-shift deletion, at most half full. Lock receipts are increasing longs mapped to
+ * a preallocated receipt table.
+ * <p>
+ * LRU: all non-root nodes sit on an intrusive FULL list in last-access order; {@link #touch} moves the node and
+ * then its ancestors to the most-recent end, so a node always precedes its ancestors on the list (checked by
+ * {@link #verify}). Nodes holding a Mamba state also sit on a MAMBA list that {@link #touch} refreshes for the
+ * touched node only. Access sequences must not decrease from call to call.
  */
 public final class RadixTree
 {
@@ -30,6 +43,88 @@ public final class RadixTree
     public static final int ROOT = 0;
     /** No node. */
     public static final int NO_NODE = -1;
+    /** No page, no slot. */
+    public static final int NO_SLOT = -1;
+    /** No loading op. */
+    public static final long NO_OP = -1;
+
+    private static final int NIL = -1;
+    private static final int EMPTY = -1;
+    private static final byte FULL_CODE = (byte)Component.FULL.value();
+    private static final byte MAMBA_CODE = (byte)Component.MAMBA.value();
+    private static final byte OP_CODE = (byte)SlotState.OP.value();
+
+    private final int maxNodes;
+    private final int maxReceipts;
+    private final SlotPool kvPool;
+    private final SlotPool mambaPool;
+    private final Effects effects;
+
+    private final boolean[] live;
+    private final int[] parent;
+    private final int[] firstPage;
+    private final int[] lastPage;
+    private final int[] pageCount;
+    private final int[] depth;
+    private final int[] childCount;
+    private final int[] fullLocks;
+    private final int[] opLocks;
+    private final int[] mambaLocks;
+    private final int[] mambaOpLocks;
+    private final int[] mambaSlot;
+    private final long[] lastAccess;
+    private final long[] mambaAccess;
+    private final long[] loadingOp;
+    private final int[] freeNodes;
+    private int freeNodeTop;
+    private int liveNodes;
+
+    private final int[] lruPrev;
+    private final int[] lruNext;
+    private int lruHead = NIL;
+    private int lruTail = NIL;
+    private final int[] mambaPrev;
+    private final int[] mambaNext;
+    private int mambaHead = NIL;
+    private int mambaTail = NIL;
+    private int mambaNodes;
+
+    private final int[] nextPage;
+    private final long[] pageHi;
+    private final long[] pageLo;
+
+    private final int mapMask;
+    private final int[] mapParent;
+    private final long[] mapHi;
+    private final long[] mapLo;
+    private final int[] mapChild;
+    private int mapSize;
+
+    private final long[] receiptId;
+    private final int[] receiptNode;
+    private final byte[] receiptComponent;
+    private final byte[] receiptKind;
+    private final long[] receiptHolder;
+    private final int[] freeReceipts;
+    private int freeReceiptTop;
+    private final Long2LongHashMap receiptSlots;
+    private long nextReceipt = 1;
+
+    private int walkNode;
+    private int walkPages;
+    private int walkChild;
+    private int walkInto;
+    private int walkMambaNode;
+    private int walkMambaPages;
+    private boolean walkStoppedAtLoading;
+
+    private final boolean[] pageMark;
+    private final boolean[] nodeFlag;
+    private final int[] scratchA;
+    private final int[] scratchB;
+    private final int[] scratchC;
+    private final int[] scratchD;
+    private final int[] scratchE;
 
     /**
      * @param maxNodes    node pool size, the root included.
@@ -41,8 +136,98 @@ public final class RadixTree
     public RadixTree(final int maxNodes, final int maxReceipts, final SlotPool kvPool, final SlotPool mambaPool,
         final Effects effects)
     {
-        throw new UnsupportedOperationException();
+        if (maxNodes < 1 || maxReceipts < 0)
+        {
+            throw new IllegalArgumentException("maxNodes=" + maxNodes + " maxReceipts=" + maxReceipts);
+        }
+        this.maxNodes = maxNodes;
+        this.maxReceipts = maxReceipts;
+        this.kvPool = kvPool;
+        this.mambaPool = mambaPool;
+        this.effects = effects;
+
+        live = new boolean[maxNodes];
+        parent = new int[maxNodes];
+        firstPage = new int[maxNodes];
+        lastPage = new int[maxNodes];
+        pageCount = new int[maxNodes];
+        depth = new int[maxNodes];
+        childCount = new int[maxNodes];
+        fullLocks = new int[maxNodes];
+        opLocks = new int[maxNodes];
+        mambaLocks = new int[maxNodes];
+        mambaOpLocks = new int[maxNodes];
+        mambaSlot = new int[maxNodes];
+        lastAccess = new long[maxNodes];
+        mambaAccess = new long[maxNodes];
+        loadingOp = new long[maxNodes];
+        lruPrev = new int[maxNodes];
+        lruNext = new int[maxNodes];
+        mambaPrev = new int[maxNodes];
+        mambaNext = new int[maxNodes];
+        freeNodes = new int[maxNodes];
+        for (int node = 0; node < maxNodes; node++)
+        {
+            resetNode(node);
+        }
+        for (int i = 0; i < maxNodes - 1; i++)
+        {
+            freeNodes[i] = maxNodes - 1 - i;
+        }
+        freeNodeTop = maxNodes - 1;
+        live[ROOT] = true;
+        liveNodes = 1;
+
+        final int pages = kvPool.capacity();
+        nextPage = new int[pages];
+        pageHi = new long[pages];
+        pageLo = new long[pages];
+        pageMark = new boolean[pages];
+        for (int page = 0; page < pages; page++)
+        {
+            nextPage[page] = NIL;
+        }
+
+        int mapCapacity = 2;
+        while (mapCapacity < 2 * maxNodes)
+        {
+            mapCapacity <<= 1;
+        }
+        mapMask = mapCapacity - 1;
+        mapParent = new int[mapCapacity];
+        mapHi = new long[mapCapacity];
+        mapLo = new long[mapCapacity];
+        mapChild = new int[mapCapacity];
+        for (int i = 0; i < mapCapacity; i++)
+        {
+            mapParent[i] = EMPTY;
+        }
+
+        receiptId = new long[maxReceipts];
+        receiptNode = new int[maxReceipts];
+        receiptComponent = new byte[maxReceipts];
+        receiptKind = new byte[maxReceipts];
+        receiptHolder = new long[maxReceipts];
+        freeReceipts = new int[maxReceipts];
+        for (int i = 0; i < maxReceipts; i++)
+        {
+            freeReceipts[i] = maxReceipts - 1 - i;
+            receiptNode[i] = NO_NODE;
+        }
+        freeReceiptTop = maxReceipts;
+        receiptSlots = new Long2LongHashMap(Math.max(16, maxReceipts * 2), 0.6f, -1L);
+
+        nodeFlag = new boolean[maxNodes];
+        scratchA = new int[maxNodes];
+        scratchB = new int[maxNodes];
+        scratchC = new int[maxNodes];
+        scratchD = new int[maxNodes];
+        scratchE = new int[maxNodes];
     }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Lookup
+    // ------------------------------------------------------------------------------------------------------------
 
     /**
      * Longest cached prefix of a fingerprint sequence, page-granular. Stops in front of a loading node unless
@@ -58,20 +243,142 @@ public final class RadixTree
     public void match(final long[] hi, final long[] lo, final int offset, final int count,
         final boolean includeLoading, final MatchResult out)
     {
-        throw new UnsupportedOperationException();
+        walk(hi, lo, offset, count, includeLoading);
+        out.pages = walkPages;
+        out.node = walkNode;
+        out.nodePages = depth[walkNode];
+        out.partialNode = walkChild;
+        out.mambaNode = walkMambaNode;
+        out.mambaPages = walkMambaPages;
     }
+
+    private void walk(final long[] hi, final long[] lo, final int offset, final int count,
+        final boolean includeLoading)
+    {
+        int node = ROOT;
+        int i = 0;
+        int mNode = ROOT;
+        int mPages = 0;
+        walkChild = NO_NODE;
+        walkInto = 0;
+        walkStoppedAtLoading = false;
+        while (i < count)
+        {
+            final int child = findChild(node, hi[offset + i], lo[offset + i]);
+            if (NO_NODE == child)
+            {
+                break;
+            }
+            if (!includeLoading && NO_OP != loadingOp[child])
+            {
+                walkStoppedAtLoading = true;
+                break;
+            }
+            final int n = pageCount[child];
+            int page = firstPage[child];
+            int k = 0;
+            while (k < n && i < count && pageHi[page] == hi[offset + i] && pageLo[page] == lo[offset + i])
+            {
+                k++;
+                i++;
+                page = nextPage[page];
+            }
+            if (k == n)
+            {
+                node = child;
+                if (NO_SLOT != mambaSlot[child])
+                {
+                    mNode = child;
+                    mPages = i;
+                }
+            }
+            else
+            {
+                walkChild = child;
+                walkInto = k;
+                break;
+            }
+        }
+        walkNode = node;
+        walkPages = i;
+        walkMambaNode = mNode;
+        walkMambaPages = mPages;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Structure changes
+    // ------------------------------------------------------------------------------------------------------------
 
     /**
      * Split {@code node} so that a node ends exactly {@code pagesIntoNode} pages into it; the new parent takes
-     * those pages, the node keeps the rest, its children and its Mamba state.
+     * those pages, the node keeps the rest, its children and its Mamba state. The new parent copies the node's
+     * FULL and op lock counts (its subtree holds the same locks), has MAMBA lock 0, no Mamba state and the node's
+     * last access. Records NODE_SPLIT, then the SLOT_TRANSITIONs NODE(node) to NODE(new parent) of the moved
+     * pages. A loading node cannot be split (its load would leave the new parent marked forever).
      *
      * @param node          to split; must not be the root.
      * @param pagesIntoNode 1 .. pageCount(node) - 1.
      * @return the new parent node, or {@link #NO_NODE} when the node pool is exhausted (nothing changes).
+     * @throws IllegalArgumentException for the root, a dead or loading node, or a split point out of range.
      */
     public int split(final int node, final int pagesIntoNode)
     {
-        throw new UnsupportedOperationException();
+        if (!live(node) || ROOT == node || NO_OP != loadingOp[node])
+        {
+            throw new IllegalArgumentException("cannot split node " + node);
+        }
+        if (pagesIntoNode < 1 || pagesIntoNode >= pageCount[node])
+        {
+            throw new IllegalArgumentException(
+                "split of node " + node + " at " + pagesIntoNode + " of " + pageCount[node] + " pages");
+        }
+        if (0 == freeNodeTop)
+        {
+            return NO_NODE;
+        }
+        return splitNode(node, pagesIntoNode);
+    }
+
+    private int splitNode(final int node, final int k)
+    {
+        final int newParent = allocNode();
+        effects.nodeSplit(node, newParent, k);
+
+        final int oldParent = parent[node];
+        final int first = firstPage[node];
+        int last = first;
+        for (int i = 1; i < k; i++)
+        {
+            last = nextPage[last];
+        }
+        final int newFirst = nextPage[last];
+        mapChild[findSlot(oldParent, pageHi[first], pageLo[first])] = newParent;
+
+        parent[newParent] = oldParent;
+        firstPage[newParent] = first;
+        lastPage[newParent] = last;
+        nextPage[last] = NIL;
+        pageCount[newParent] = k;
+        depth[newParent] = depth[node] - pageCount[node] + k;
+        childCount[newParent] = 1;
+        fullLocks[newParent] = fullLocks[node];
+        opLocks[newParent] = opLocks[node];
+        lastAccess[newParent] = lastAccess[node];
+
+        firstPage[node] = newFirst;
+        pageCount[node] -= k;
+        parent[node] = newParent;
+        mapPut(newParent, pageHi[newFirst], pageLo[newFirst], node);
+        lruInsertAfter(node, newParent);
+
+        int page = first;
+        for (int i = 0; i < k; i++)
+        {
+            final int next = nextPage[page];
+            movePage(page, SlotState.NODE, newParent);
+            page = next;
+        }
+        return newParent;
     }
 
     /**
@@ -80,6 +387,11 @@ public final class RadixTree
      * current owner to NODE, and {@code canonical[i] = kvPages[i]}. New pages always form one new leaf under
      * the node reached (splitting a node at the divergence or at {@code count} as needed). The walk stops in front
      * of a loading node: then only the pages before it are inserted.
+     * <p>
+     * {@code kvPages} and {@code canonical} are indexed by page number {@code i} in {@code [0, count)};
+     * {@code offset} applies to {@code hi} and {@code lo} only. The path to the node reached is then touched with
+     * {@code sequence}. Records NODE_SPLIT (then the moved pages) for each split and NODE_INSERTED (then the new
+     * pages' transitions) for the new leaf.
      *
      * @param hi        fingerprint high words.
      * @param lo        fingerprint low words.
@@ -90,39 +402,278 @@ public final class RadixTree
      * @param sequence  access sequence for the LRU.
      * @param out       receives {@code pages} = pages now cached (== count unless stopped), {@code node} = node
      *                  ending exactly there.
-     * @return {@link ResultCode#OK}, or {@link ResultCode#NODE_POOL_EXHAUSTED} with nothing changed.
+     * @return {@link ResultCode#OK}, or {@link ResultCode#NODE_POOL_EXHAUSTED} with nothing changed; also, with
+     * nothing changed, {@link ResultCode#SLOT_UNKNOWN} or {@link ResultCode#SLOT_ILLEGAL_TRANSITION} when a new
+     * page id is out of range, already owned by a node, listed twice or not allowed to move to NODE.
      */
     public int insert(final long[] hi, final long[] lo, final int offset, final int count, final int[] kvPages,
         final int[] canonical, final long sequence, final MatchResult out)
     {
-        throw new UnsupportedOperationException();
+        walk(hi, lo, offset, count, false);
+        final int matchedPages = walkPages;
+        final int reached = walkNode;
+        final int partial = walkChild;
+        final int into = walkInto;
+        final boolean needLeaf = !walkStoppedAtLoading && matchedPages < count;
+        final int needed = (NO_NODE != partial ? 1 : 0) + (needLeaf ? 1 : 0);
+        if (needed > freeNodeTop)
+        {
+            out.clear();
+            return ResultCode.NODE_POOL_EXHAUSTED;
+        }
+        if (needLeaf)
+        {
+            final int result = checkNewPages(kvPages, matchedPages, count);
+            if (ResultCode.OK != result)
+            {
+                out.clear();
+                return result;
+            }
+        }
+
+        int end = reached;
+        if (NO_NODE != partial)
+        {
+            end = splitNode(partial, into);
+        }
+        collectPages(end, canonical);
+        if (needLeaf)
+        {
+            end = newLeaf(end, hi, lo, offset, matchedPages, count, kvPages, canonical, sequence);
+        }
+
+        out.pages = depth[end];
+        out.node = end;
+        out.nodePages = depth[end];
+        out.partialNode = NO_NODE;
+        out.mambaNode = walkMambaNode;
+        out.mambaPages = walkMambaPages;
+        if (ROOT != end)
+        {
+            touch(end, sequence);
+        }
+        return ResultCode.OK;
+    }
+
+    private int checkNewPages(final int[] kvPages, final int from, final int to)
+    {
+        int result = ResultCode.OK;
+        int j = from;
+        for (; j < to; j++)
+        {
+            final int page = kvPages[j];
+            if (page < 0 || page >= pageMark.length)
+            {
+                result = ResultCode.SLOT_UNKNOWN;
+                break;
+            }
+            final SlotState state = kvPool.state(page);
+            if (pageMark[page] || SlotState.NODE == state || !SlotPool.legal(state, SlotState.NODE))
+            {
+                result = ResultCode.SLOT_ILLEGAL_TRANSITION;
+                break;
+            }
+            pageMark[page] = true;
+        }
+        for (int i = from; i < j; i++)
+        {
+            pageMark[kvPages[i]] = false;
+        }
+        return result;
+    }
+
+    private int newLeaf(final int parentNode, final long[] hi, final long[] lo, final int offset, final int from,
+        final int to, final int[] kvPages, final int[] canonical, final long sequence)
+    {
+        final int leaf = allocNode();
+        final int pages = to - from;
+        parent[leaf] = parentNode;
+        pageCount[leaf] = pages;
+        depth[leaf] = depth[parentNode] + pages;
+        lastAccess[leaf] = sequence;
+        effects.nodeInserted(leaf, parentNode, pages, depth[leaf]);
+
+        int previous = NIL;
+        for (int j = from; j < to; j++)
+        {
+            final int page = kvPages[j];
+            pageHi[page] = hi[offset + j];
+            pageLo[page] = lo[offset + j];
+            nextPage[page] = NIL;
+            if (NIL == previous)
+            {
+                firstPage[leaf] = page;
+            }
+            else
+            {
+                nextPage[previous] = page;
+            }
+            previous = page;
+            canonical[j] = page;
+            movePage(page, SlotState.NODE, leaf);
+        }
+        lastPage[leaf] = previous;
+        mapPut(parentNode, hi[offset + from], lo[offset + from], leaf);
+        childCount[parentNode]++;
+        lruAppend(leaf);
+        return leaf;
     }
 
     /**
-     * Delete a leaf: its pages and Mamba slot go FREE, NODE_DELETED is recorded.
+     * Delete a leaf: its pages and Mamba slot go FREE, NODE_DELETED is recorded. A loading leaf may be deleted
+     * (a cancelled or failed load).
      *
      * @param node leaf to delete.
-     * @return {@link ResultCode#OK}, {@link ResultCode#NODE_HAS_CHILDREN}, {@link ResultCode#NODE_LOCKED} or
-     * {@link ResultCode#NODE_UNKNOWN}.
+     * @return {@link ResultCode#OK}, {@link ResultCode#NODE_HAS_CHILDREN}, {@link ResultCode#NODE_LOCKED} (any
+     * FULL or MAMBA lock count not zero) or {@link ResultCode#NODE_UNKNOWN} (not live, or the root).
      */
     public int deleteLeaf(final int node)
     {
-        throw new UnsupportedOperationException();
+        if (!live(node) || ROOT == node)
+        {
+            return ResultCode.NODE_UNKNOWN;
+        }
+        if (childCount[node] > 0)
+        {
+            return ResultCode.NODE_HAS_CHILDREN;
+        }
+        if (0 != fullLocks[node] || 0 != mambaLocks[node])
+        {
+            return ResultCode.NODE_LOCKED;
+        }
+        deleteNode(node);
+        return ResultCode.OK;
     }
 
+    private void deleteNode(final int node)
+    {
+        final int p = parent[node];
+        final int first = firstPage[node];
+        mapRemoveAt(findSlot(p, pageHi[first], pageLo[first]));
+        childCount[p]--;
+
+        int page = first;
+        while (NIL != page)
+        {
+            final int next = nextPage[page];
+            nextPage[page] = NIL;
+            movePage(page, SlotState.FREE, SlotPool.NO_OWNER);
+            page = next;
+        }
+        dropMamba(node);
+        lruRemove(node);
+        resetNode(node);
+        liveNodes--;
+        freeNodes[freeNodeTop++] = node;
+        effects.nodeDeleted(node);
+    }
+
+    private void movePage(final int page, final SlotState to, final long owner)
+    {
+        final int result = kvPool.transition(page, to, owner);
+        if (ResultCode.OK != result)
+        {
+            throw new IllegalStateException("I2 page " + page + ": pool refused " + kvPool.state(page) + "(" +
+                kvPool.owner(page) + ") -> " + to + "(" + owner + "): " + ResultCode.name(result));
+        }
+    }
+
+    private void dropMamba(final int node)
+    {
+        final int slot = mambaSlot[node];
+        if (NO_SLOT != slot)
+        {
+            final int result = mambaPool.transition(slot, SlotState.FREE, SlotPool.NO_OWNER);
+            if (ResultCode.OK != result)
+            {
+                throw new IllegalStateException("I14 node " + node + ": pool refused to free Mamba slot " + slot +
+                    " in state " + mambaPool.state(slot) + ": " + ResultCode.name(result));
+            }
+            mambaRemove(node);
+            mambaSlot[node] = NO_SLOT;
+            mambaAccess[node] = 0;
+        }
+    }
+
+    private int allocNode()
+    {
+        final int node = freeNodes[--freeNodeTop];
+        resetNode(node);
+        live[node] = true;
+        liveNodes++;
+        return node;
+    }
+
+    private void resetNode(final int node)
+    {
+        live[node] = false;
+        parent[node] = NO_NODE;
+        firstPage[node] = NIL;
+        lastPage[node] = NIL;
+        pageCount[node] = 0;
+        depth[node] = 0;
+        childCount[node] = 0;
+        fullLocks[node] = 0;
+        opLocks[node] = 0;
+        mambaLocks[node] = 0;
+        mambaOpLocks[node] = 0;
+        mambaSlot[node] = NO_SLOT;
+        lastAccess[node] = 0;
+        mambaAccess[node] = 0;
+        loadingOp[node] = NO_OP;
+        lruPrev[node] = NIL;
+        lruNext[node] = NIL;
+        mambaPrev[node] = NIL;
+        mambaNext[node] = NIL;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Locks
+    // ------------------------------------------------------------------------------------------------------------
+
     /**
-     * Take a lock. FULL counts on the node and every ancestor; MAMBA on the node only. A holder of kind OP
-     * also counts in the node's op-lock count.
+     * Take a lock. FULL counts on the node and every ancestor below the root (a FULL lock on the root itself
+     * gets a receipt and counts nowhere); MAMBA on the node only. A holder of kind OP also counts in the node's
+     * op-lock count (FULL) or MAMBA op-lock count (MAMBA), so the fault path can ignore op locks.
      *
      * @param node       to lock (not the root for MAMBA).
      * @param component  FULL or MAMBA.
      * @param holderKind REQUEST or OP.
      * @param holder     request or op id.
-     * @return receipt (> 0) to release with, or a negative {@link ResultCode}.
+     * @return receipt (> 0) to release with, or a negative {@link ResultCode}: {@link ResultCode#NODE_UNKNOWN}
+     * for a dead node or a MAMBA lock on the root.
+     * @throws IllegalArgumentException for a component or holder kind outside the lists above.
+     * @throws IllegalStateException    when the receipt table is full (a sizing error).
      */
     public long lock(final int node, final Component component, final SlotState holderKind, final long holder)
     {
-        throw new UnsupportedOperationException();
+        if (Component.FULL != component && Component.MAMBA != component)
+        {
+            throw new IllegalArgumentException("lock component " + component);
+        }
+        if (SlotState.REQUEST != holderKind && SlotState.OP != holderKind)
+        {
+            throw new IllegalArgumentException("lock holder kind " + holderKind);
+        }
+        if (!live(node) || (Component.MAMBA == component && ROOT == node))
+        {
+            return ResultCode.NODE_UNKNOWN;
+        }
+        if (0 == freeReceiptTop)
+        {
+            throw new IllegalStateException("receipt table full: " + maxReceipts + " locks held");
+        }
+        final int slot = freeReceipts[--freeReceiptTop];
+        final long receipt = nextReceipt++;
+        receiptId[slot] = receipt;
+        receiptNode[slot] = node;
+        receiptComponent[slot] = (byte)component.value();
+        receiptKind[slot] = (byte)holderKind.value();
+        receiptHolder[slot] = holder;
+        receiptSlots.put(receipt, slot);
+        addLock(node, (byte)component.value(), SlotState.OP == holderKind, 1);
+        effects.locked(node, component, holderKind, holder, receipt);
+        return receipt;
     }
 
     /**
@@ -133,7 +684,22 @@ public final class RadixTree
      */
     public int unlock(final long receipt)
     {
-        throw new UnsupportedOperationException();
+        final long slotValue = receiptSlots.remove(receipt);
+        if (slotValue < 0)
+        {
+            return ResultCode.LOCK_RECEIPT_UNKNOWN;
+        }
+        final int slot = (int)slotValue;
+        final int node = receiptNode[slot];
+        final byte component = receiptComponent[slot];
+        final byte kind = receiptKind[slot];
+        addLock(node, component, OP_CODE == kind, -1);
+        effects.unlocked(node, Component.get(component), SlotState.get(kind), receiptHolder[slot], receipt);
+        receiptId[slot] = 0;
+        receiptNode[slot] = NO_NODE;
+        receiptHolder[slot] = 0;
+        freeReceipts[freeReceiptTop++] = slot;
+        return ResultCode.OK;
     }
 
     /**
@@ -149,18 +715,58 @@ public final class RadixTree
     public void unlockAgain(final long receipt, final int node, final Component component,
         final SlotState holderKind, final long holder)
     {
-        throw new UnsupportedOperationException();
+        addLock(node, (byte)component.value(), SlotState.OP == holderKind, -1);
+        effects.unlocked(node, component, holderKind, holder, receipt);
     }
 
+    private void addLock(final int node, final byte component, final boolean op, final int delta)
+    {
+        if (FULL_CODE == component)
+        {
+            int n = node;
+            while (ROOT != n && NO_NODE != n)
+            {
+                fullLocks[n] += delta;
+                if (op)
+                {
+                    opLocks[n] += delta;
+                }
+                n = parent[n];
+            }
+        }
+        else
+        {
+            mambaLocks[node] += delta;
+            if (op)
+            {
+                mambaOpLocks[node] += delta;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Loading marks, Mamba states, access
+    // ------------------------------------------------------------------------------------------------------------
+
     /**
-     * Mark a node as being filled by an in-flight load, or clear the mark.
+     * Mark a node as being filled by an in-flight load, or clear the mark. Clearing the mark of a node that is no
+     * longer live (the load's node was already deleted) does nothing.
      *
      * @param node node.
      * @param op   the load op id, or -1 to clear.
+     * @throws IllegalArgumentException when marking the root or a dead node.
      */
     public void markLoading(final int node, final long op)
     {
-        throw new UnsupportedOperationException();
+        if (!live(node) || ROOT == node)
+        {
+            if (NO_OP == op)
+            {
+                return;
+            }
+            throw new IllegalArgumentException("cannot mark node " + node + " loading");
+        }
+        loadingOp[node] = op;
     }
 
     /**
@@ -169,19 +775,45 @@ public final class RadixTree
      */
     public long loadingOp(final int node)
     {
-        throw new UnsupportedOperationException();
+        return live(node) ? loadingOp[node] : NO_OP;
     }
 
     /**
-     * Give a node its Mamba state: the slot moves from its current owner to NODE and the node joins the Mamba LRU.
+     * Give a node its Mamba state: the slot moves from its current owner to NODE and the node joins the Mamba LRU
+     * at its most-recent end (its Mamba last access = the node's FULL last access, or the latest Mamba access
+     * when that is later, so the list stays in access order).
      *
      * @param node node without a Mamba state.
      * @param slot device Mamba slot.
-     * @return {@link ResultCode#OK} or the pool's refusal.
+     * @return {@link ResultCode#OK} or the pool's refusal; {@link ResultCode#NODE_UNKNOWN} for a dead node or the
+     * root; {@link ResultCode#SLOT_ILLEGAL_TRANSITION} when the node already has a state or the slot belongs to
+     * a node.
+     * @throws IllegalStateException on a pure-attention tree.
      */
     public int attachMamba(final int node, final int slot)
     {
-        throw new UnsupportedOperationException();
+        if (null == mambaPool)
+        {
+            throw new IllegalStateException("attachMamba on a tree without a Mamba pool");
+        }
+        if (!live(node) || ROOT == node)
+        {
+            return ResultCode.NODE_UNKNOWN;
+        }
+        final int check = mambaPool.checkTransition(slot, SlotState.NODE, node);
+        if (ResultCode.OK != check)
+        {
+            return check;
+        }
+        if (NO_SLOT != mambaSlot[node] || SlotState.NODE == mambaPool.state(slot))
+        {
+            return ResultCode.SLOT_ILLEGAL_TRANSITION;
+        }
+        mambaPool.transition(slot, SlotState.NODE, node);
+        mambaSlot[node] = slot;
+        mambaAccess[node] = NIL == mambaTail ? lastAccess[node] : Math.max(lastAccess[node], mambaAccess[mambaTail]);
+        mambaAppend(node);
+        return ResultCode.OK;
     }
 
     /**
@@ -190,24 +822,54 @@ public final class RadixTree
      */
     public int mambaSlot(final int node)
     {
-        throw new UnsupportedOperationException();
+        return live(node) ? mambaSlot[node] : NO_SLOT;
     }
 
     /**
      * Refresh the FULL last-access of a node and its ancestors, and the MAMBA last-access of the node only.
+     * O(depth in nodes). Touching the root does nothing.
      *
      * @param node     node used.
      * @param sequence the current event sequence.
+     * @throws IllegalArgumentException for a dead node.
      */
     public void touch(final int node, final long sequence)
     {
-        throw new UnsupportedOperationException();
+        if (!live(node))
+        {
+            throw new IllegalArgumentException("touch of dead node " + node);
+        }
+        if (ROOT == node)
+        {
+            return;
+        }
+        if (NO_SLOT != mambaSlot[node])
+        {
+            mambaAccess[node] = sequence;
+            mambaRemove(node);
+            mambaAppend(node);
+        }
+        int n = node;
+        while (ROOT != n)
+        {
+            lastAccess[n] = sequence;
+            lruRemove(n);
+            lruAppend(n);
+            n = parent[n];
+        }
     }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Eviction
+    // ------------------------------------------------------------------------------------------------------------
 
     /**
      * Evict least-recently-used unlocked leaves (FULL lock 0; op locks ignored when {@code ignoreOpLocks}, the
      * fault path) until at least {@code pages} KV pages were freed or no candidate is left. Each victim records
-     * EVICTED(FULL), its slots going FREE, and NODE_DELETED.
+     * EVICTED(FULL), its slots going FREE, and NODE_DELETED. Loading leaves and leaves with a MAMBA lock are
+     * never victims. A parent left childless becomes a candidate in its own LRU position, which always lies
+     * after its children, so one pass from the least-recent end suffices: O(nodes) worst case per call (and so
+     * per victim).
      *
      * @param pages         KV pages wanted.
      * @param ignoreOpLocks fault path: treat locks held by operations as absent.
@@ -215,13 +877,28 @@ public final class RadixTree
      */
     public int evictPages(final int pages, final boolean ignoreOpLocks)
     {
-        throw new UnsupportedOperationException();
+        int freed = 0;
+        int node = lruHead;
+        while (NIL != node && freed < pages)
+        {
+            final int next = lruNext[node];
+            if (0 == childCount[node] && NO_OP == loadingOp[node] &&
+                effectiveFullLocks(node, ignoreOpLocks) <= 0 && effectiveMambaLocks(node, ignoreOpLocks) <= 0)
+            {
+                effects.evicted(node, Component.FULL);
+                freed += pageCount[node];
+                deleteNode(node);
+            }
+            node = next;
+        }
+        return freed;
     }
 
     /**
-     * Drop least-recently-used Mamba states (MAMBA lock 0, no op lock) until {@code slots} slots were freed or no
-     * candidate is left. An inner node loses only its state (EVICTED(MAMBA)); a leaf victim is deleted whole
-     * (EVICTED(FULL), needs FULL lock 0).
+     * Drop least-recently-used Mamba states (MAMBA lock 0, no op lock, not loading) until {@code slots} slots
+     * were freed or no candidate is left. An inner node loses only its state (EVICTED(MAMBA)); a leaf victim is
+     * deleted whole (EVICTED(FULL), needs FULL lock 0), otherwise it is skipped. One pass over the Mamba LRU:
+     * O(nodes) worst case per call (and so per victim).
      *
      * @param slots         Mamba slots wanted.
      * @param ignoreOpLocks fault path: treat locks held by operations as absent.
@@ -229,24 +906,118 @@ public final class RadixTree
      */
     public int evictMamba(final int slots, final boolean ignoreOpLocks)
     {
-        throw new UnsupportedOperationException();
+        int freed = 0;
+        int node = mambaHead;
+        while (NIL != node && freed < slots)
+        {
+            final int next = mambaNext[node];
+            if (mambaCandidate(node, ignoreOpLocks))
+            {
+                if (childCount[node] > 0)
+                {
+                    effects.evicted(node, Component.MAMBA);
+                    dropMamba(node);
+                    freed++;
+                }
+                else if (effectiveFullLocks(node, ignoreOpLocks) <= 0)
+                {
+                    effects.evicted(node, Component.FULL);
+                    deleteNode(node);
+                    freed++;
+                }
+            }
+            node = next;
+        }
+        return freed;
+    }
+
+    private boolean mambaCandidate(final int node, final boolean ignoreOpLocks)
+    {
+        return NO_OP == loadingOp[node] && effectiveMambaLocks(node, ignoreOpLocks) <= 0 &&
+            (ignoreOpLocks || opLocks[node] <= 0);
+    }
+
+    private int effectiveFullLocks(final int node, final boolean ignoreOpLocks)
+    {
+        return ignoreOpLocks ? fullLocks[node] - opLocks[node] : fullLocks[node];
+    }
+
+    private int effectiveMambaLocks(final int node, final boolean ignoreOpLocks)
+    {
+        return ignoreOpLocks ? mambaLocks[node] - mambaOpLocks[node] : mambaLocks[node];
     }
 
     /**
-     * @return KV pages that {@link #evictPages} could free now (pages of non-root nodes with FULL lock 0).
+     * KV pages that {@link #evictPages} could free now: pages of non-root nodes with FULL lock 0 whose subtree
+     * holds no loading node and no MAMBA-locked node (a loading or MAMBA-locked leaf is never a victim, so its
+     * ancestors never become leaves). Where every loading node is also FULL-locked by its load and MAMBA locks sit
+     * on FULL-locked paths, this is simply the pages of non-root, non-loading nodes with FULL lock 0. Computed in
+     * O(nodes) per call, one pass over the FULL LRU (children before parents), no incremental counter to keep.
+     *
+     * @return KV pages that {@link #evictPages} could free now.
      */
     public int evictablePages()
     {
-        throw new UnsupportedOperationException();
+        int total = 0;
+        int node = lruHead;
+        while (NIL != node)
+        {
+            final boolean blocked = nodeFlag[node] || NO_OP != loadingOp[node] || fullLocks[node] > 0 ||
+                mambaLocks[node] > 0;
+            nodeFlag[node] = false;
+            if (blocked)
+            {
+                nodeFlag[parent[node]] = true;
+            }
+            else
+            {
+                total += pageCount[node];
+            }
+            node = lruNext[node];
+        }
+        nodeFlag[ROOT] = false;
+        return total;
     }
 
     /**
+     * Mamba slots that {@link #evictMamba} could free now: it simulates one pass over the Mamba LRU (nodes with
+     * a state, MAMBA lock 0, op lock 0, not loading, and either with children or FULL lock 0, counting children
+     * deleted earlier in the pass). O(Mamba nodes) per call.
+     *
      * @return Mamba slots that {@link #evictMamba} could free now.
      */
     public int evictableMambaSlots()
     {
-        throw new UnsupportedOperationException();
+        int total = 0;
+        int node = mambaHead;
+        while (NIL != node)
+        {
+            if (mambaCandidate(node, false))
+            {
+                if (childCount[node] - scratchA[node] > 0)
+                {
+                    total++;
+                }
+                else if (fullLocks[node] <= 0)
+                {
+                    total++;
+                    scratchA[parent[node]]++;
+                }
+            }
+            node = mambaNext[node];
+        }
+        node = mambaHead;
+        while (NIL != node)
+        {
+            scratchA[parent[node]] = 0;
+            node = mambaNext[node];
+        }
+        return total;
     }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Accessors
+    // ------------------------------------------------------------------------------------------------------------
 
     /**
      * Copy the KV page ids from the root to the end of {@code node} into {@code out}.
@@ -257,70 +1028,739 @@ public final class RadixTree
      */
     public int collectPages(final int node, final int[] out)
     {
-        throw new UnsupportedOperationException();
+        if (!live(node))
+        {
+            throw new IllegalArgumentException("collectPages of dead node " + node);
+        }
+        int end = depth[node];
+        int n = node;
+        while (ROOT != n)
+        {
+            end -= pageCount[n];
+            int page = firstPage[n];
+            for (int i = 0; i < pageCount[n]; i++)
+            {
+                out[end + i] = page;
+                page = nextPage[page];
+            }
+            n = parent[n];
+        }
+        return depth[node];
     }
 
     public int parent(final int node)
     {
-        throw new UnsupportedOperationException();
+        return parent[node];
     }
 
     public int pageCount(final int node)
     {
-        throw new UnsupportedOperationException();
+        return pageCount[node];
     }
 
     /** @param node node. @return depth in pages at the node's end. */
     public int depth(final int node)
     {
-        throw new UnsupportedOperationException();
+        return depth[node];
     }
 
     public int childCount(final int node)
     {
-        throw new UnsupportedOperationException();
+        return childCount[node];
     }
 
     public int fullLocks(final int node)
     {
-        throw new UnsupportedOperationException();
+        return fullLocks[node];
     }
 
     public int mambaLocks(final int node)
     {
-        throw new UnsupportedOperationException();
+        return mambaLocks[node];
+    }
+
+    /** @param node node. @return the part of its FULL lock count held by operations. */
+    public int opLocks(final int node)
+    {
+        return opLocks[node];
+    }
+
+    /** @param node node. @return the part of its MAMBA lock count held by operations. */
+    public int mambaOpLocks(final int node)
+    {
+        return mambaOpLocks[node];
+    }
+
+    /** @param node node. @return FULL last-access sequence. */
+    public long lastAccess(final int node)
+    {
+        return lastAccess[node];
+    }
+
+    /** @param node node. @return MAMBA last-access sequence (0 without a state). */
+    public long mambaAccess(final int node)
+    {
+        return mambaAccess[node];
+    }
+
+    /** @param node node. @return KV page id of its first page, or -1 for the root. */
+    public int firstPage(final int node)
+    {
+        return firstPage[node];
+    }
+
+    /** @param node node. @return KV page id of its last page, or -1 for the root. */
+    public int lastPage(final int node)
+    {
+        return lastPage[node];
+    }
+
+    /** @param page KV page id held by a node. @return the next page of the same node, or -1. */
+    public int nextPage(final int page)
+    {
+        return nextPage[page];
+    }
+
+    /** @param page KV page id held by a node. @return high word of its fingerprint. */
+    public long pageHi(final int page)
+    {
+        return pageHi[page];
+    }
+
+    /** @param page KV page id held by a node. @return low word of its fingerprint. */
+    public long pageLo(final int page)
+    {
+        return pageLo[page];
     }
 
     public boolean live(final int node)
     {
-        throw new UnsupportedOperationException();
+        return node >= 0 && node < maxNodes && live[node];
     }
 
     /** @return live nodes, the root included. */
     public int nodeCount()
     {
-        throw new UnsupportedOperationException();
+        return liveNodes;
     }
+
+    /** @return node pool size, the root included. */
+    public int maxNodes()
+    {
+        return maxNodes;
+    }
+
+    /** @return nodes that can still be created. */
+    public int freeNodeCount()
+    {
+        return freeNodeTop;
+    }
+
+    /** @return locks currently held (live receipts). */
+    public int receiptCount()
+    {
+        return maxReceipts - freeReceiptTop;
+    }
+
+    /**
+     * @param receipt a receipt.
+     * @return the node it locks, or {@link #NO_NODE} when it is not live.
+     */
+    public int receiptNode(final long receipt)
+    {
+        final long slot = receiptSlots.get(receipt);
+        return slot < 0 ? NO_NODE : receiptNode[(int)slot];
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Verification and hashing
+    // ------------------------------------------------------------------------------------------------------------
 
     /**
      * Check I1 (root empty, every other node has a live parent and a non-empty key, children unique by first
      * page), I2 (a node's page count equals the KV pages the pool says it owns), I4, I5 (lock counts non-negative,
      * a parent's FULL count at least the sum of its children's, receipts consistent), I6 (LRU lists hold exactly
      * the live nodes / the nodes with a Mamba state) and I14 (a Mamba slot only on a node, owned by that node), in
-     * O(n).
+     * O(n). For tests and replay; never called by the engine loop.
      *
      * @throws IllegalStateException naming the node and the invariant.
      */
     public void verify()
     {
-        throw new UnsupportedOperationException();
+        verifyRootAndPool();
+        verifyNodes();
+        verifyChildMap();
+        verifyLruLists();
+        verifyLocks();
+    }
+
+    private void verifyRootAndPool()
+    {
+        if (!live[ROOT] || NO_NODE != parent[ROOT] || 0 != pageCount[ROOT] || 0 != depth[ROOT] ||
+            NO_SLOT != mambaSlot[ROOT] || NO_OP != loadingOp[ROOT])
+        {
+            fail("I1", ROOT, "root must be live, parentless, empty, without Mamba state and not loading");
+        }
+        if (0 != fullLocks[ROOT] || 0 != opLocks[ROOT] || 0 != mambaLocks[ROOT] || 0 != mambaOpLocks[ROOT])
+        {
+            fail("I5", ROOT, "root holds lock counts");
+        }
+        if (liveNodes + freeNodeTop != maxNodes)
+        {
+            fail("I1", ROOT, "live " + liveNodes + " + free " + freeNodeTop + " != pool " + maxNodes);
+        }
+        int counted = 0;
+        for (int node = 0; node < maxNodes; node++)
+        {
+            nodeFlag[node] = false;
+            if (live[node])
+            {
+                counted++;
+            }
+        }
+        if (counted != liveNodes)
+        {
+            fail("I1", ROOT, "live count " + liveNodes + " but " + counted + " live nodes");
+        }
+        for (int i = 0; i < freeNodeTop; i++)
+        {
+            final int node = freeNodes[i];
+            if (node <= ROOT || node >= maxNodes || live[node] || nodeFlag[node])
+            {
+                fail("I1", node, "bad or repeated entry on the free node stack");
+            }
+            nodeFlag[node] = true;
+        }
+        for (int i = 0; i < freeNodeTop; i++)
+        {
+            nodeFlag[freeNodes[i]] = false;
+        }
+    }
+
+    private void verifyNodes()
+    {
+        final int[] children = scratchA;
+        for (int node = 0; node < maxNodes; node++)
+        {
+            children[node] = 0;
+        }
+        long pages = 0;
+        int withMamba = 0;
+        for (int node = 1; node < maxNodes; node++)
+        {
+            if (!live[node])
+            {
+                continue;
+            }
+            final int p = parent[node];
+            if (p < 0 || p >= maxNodes || !live[p] || p == node)
+            {
+                fail("I1", node, "parent " + p + " is not a live node");
+            }
+            children[p]++;
+            if (pageCount[node] <= 0)
+            {
+                fail("I1", node, "empty key");
+            }
+            if (depth[node] != depth[p] + pageCount[node])
+            {
+                fail("I1", node, "depth " + depth[node] + " != parent depth " + depth[p] + " + " + pageCount[node]);
+            }
+            verifyPages(node);
+            pages += pageCount[node];
+            final int slot = mambaSlot[node];
+            if (NO_SLOT != slot)
+            {
+                withMamba++;
+                if (null == mambaPool || slot < 0 || slot >= mambaPool.capacity())
+                {
+                    fail("I14", node, "Mamba slot " + slot + " outside the pool");
+                }
+                if (SlotState.NODE != mambaPool.state(slot) || mambaPool.owner(slot) != node)
+                {
+                    fail("I14", node, "Mamba slot " + slot + " is " + mambaPool.state(slot) + " owned by " +
+                        mambaPool.owner(slot));
+                }
+            }
+            if (fullLocks[node] < 0 || opLocks[node] < 0 || mambaLocks[node] < 0 || mambaOpLocks[node] < 0 ||
+                opLocks[node] > fullLocks[node] || mambaOpLocks[node] > mambaLocks[node])
+            {
+                fail("I5", node, "lock counts full=" + fullLocks[node] + " op=" + opLocks[node] + " mamba=" +
+                    mambaLocks[node] + " mambaOp=" + mambaOpLocks[node]);
+            }
+        }
+        for (int node = 0; node < maxNodes; node++)
+        {
+            if (live[node] && children[node] != childCount[node])
+            {
+                fail("I1", node, "child count " + childCount[node] + " but " + children[node] + " children");
+            }
+            if (!live[node] && (NO_SLOT != mambaSlot[node] || NO_OP != loadingOp[node]))
+            {
+                fail("I14", node, "dead node keeps a Mamba slot or a loading mark");
+            }
+        }
+        clearPageMarks();
+        if (kvPool.count(SlotState.NODE) != pages)
+        {
+            fail("I2", ROOT, "the KV pool has " + kvPool.count(SlotState.NODE) + " NODE pages, the tree " + pages);
+        }
+        if (null != mambaPool && mambaPool.count(SlotState.NODE) != withMamba)
+        {
+            fail("I14", ROOT, "the Mamba pool has " + mambaPool.count(SlotState.NODE) + " NODE slots, the tree " +
+                withMamba);
+        }
+        if (withMamba != mambaNodes)
+        {
+            fail("I6", ROOT, "Mamba node count " + mambaNodes + " but " + withMamba + " nodes hold a state");
+        }
+    }
+
+    private void verifyPages(final int node)
+    {
+        int page = firstPage[node];
+        int previous = NIL;
+        for (int i = 0; i < pageCount[node]; i++)
+        {
+            if (page < 0 || page >= pageMark.length)
+            {
+                fail("I2", node, "page list entry " + i + " is " + page + " (page count " + pageCount[node] + ")");
+            }
+            if (pageMark[page])
+            {
+                fail("I2", node, "page " + page + " is listed twice in the tree");
+            }
+            pageMark[page] = true;
+            if (SlotState.NODE != kvPool.state(page) || kvPool.owner(page) != node)
+            {
+                fail("I2", node, "page " + page + " is " + kvPool.state(page) + " owned by " + kvPool.owner(page));
+            }
+            previous = page;
+            page = nextPage[page];
+        }
+        if (NIL != page || lastPage[node] != previous)
+        {
+            fail("I2", node, "page list does not end at last page " + lastPage[node]);
+        }
+    }
+
+    private void clearPageMarks()
+    {
+        for (int node = 1; node < maxNodes; node++)
+        {
+            if (live[node])
+            {
+                int page = firstPage[node];
+                while (NIL != page)
+                {
+                    pageMark[page] = false;
+                    page = nextPage[page];
+                }
+            }
+        }
+    }
+
+    private void verifyChildMap()
+    {
+        int entries = 0;
+        for (int slot = 0; slot <= mapMask; slot++)
+        {
+            final int p = mapParent[slot];
+            if (EMPTY == p)
+            {
+                continue;
+            }
+            entries++;
+            final int child = mapChild[slot];
+            if (child <= ROOT || child >= maxNodes || !live[child] || parent[child] != p)
+            {
+                fail("I1", child, "child map entry under " + p + " names a dead node or another parent");
+            }
+            final int first = firstPage[child];
+            if (pageHi[first] != mapHi[slot] || pageLo[first] != mapLo[slot])
+            {
+                fail("I1", child, "child map key is not the node's first page fingerprint");
+            }
+        }
+        if (entries != mapSize || entries != liveNodes - 1)
+        {
+            fail("I1", ROOT, "child map holds " + entries + " entries (size " + mapSize + ") for " +
+                (liveNodes - 1) + " nodes");
+        }
+        for (int node = 1; node < maxNodes; node++)
+        {
+            if (live[node])
+            {
+                final int first = firstPage[node];
+                if (findChild(parent[node], pageHi[first], pageLo[first]) != node)
+                {
+                    fail("I1", node, "not found under its parent by its first page (duplicate first page?)");
+                }
+            }
+        }
+    }
+
+    private void verifyLruLists()
+    {
+        final int[] position = scratchB;
+        int count = 0;
+        int previous = NIL;
+        int node = lruHead;
+        while (NIL != node)
+        {
+            if (count >= liveNodes - 1 || node <= ROOT || node >= maxNodes || !live[node])
+            {
+                fail("I6", node, "FULL LRU holds a dead node, the root or a cycle");
+            }
+            if (lruPrev[node] != previous)
+            {
+                fail("I6", node, "FULL LRU back link " + lruPrev[node] + " != " + previous);
+            }
+            if (NIL != previous && lastAccess[previous] > lastAccess[node])
+            {
+                fail("I6", node, "FULL LRU out of access order after node " + previous);
+            }
+            position[node] = count++;
+            previous = node;
+            node = lruNext[node];
+        }
+        if (count != liveNodes - 1 || lruTail != previous)
+        {
+            fail("I6", ROOT, "FULL LRU holds " + count + " of " + (liveNodes - 1) + " nodes");
+        }
+        for (int n = 1; n < maxNodes; n++)
+        {
+            if (live[n] && ROOT != parent[n] && position[n] > position[parent[n]])
+            {
+                fail("I6", n, "FULL LRU places node after its parent " + parent[n]);
+            }
+        }
+
+        count = 0;
+        previous = NIL;
+        node = mambaHead;
+        while (NIL != node)
+        {
+            if (count >= mambaNodes || node <= ROOT || node >= maxNodes || !live[node] || NO_SLOT == mambaSlot[node])
+            {
+                fail("I6", node, "MAMBA LRU holds a node without a Mamba state or a cycle");
+            }
+            if (mambaPrev[node] != previous)
+            {
+                fail("I6", node, "MAMBA LRU back link " + mambaPrev[node] + " != " + previous);
+            }
+            if (NIL != previous && mambaAccess[previous] > mambaAccess[node])
+            {
+                fail("I6", node, "MAMBA LRU out of access order after node " + previous);
+            }
+            count++;
+            previous = node;
+            node = mambaNext[node];
+        }
+        if (count != mambaNodes || mambaTail != previous)
+        {
+            fail("I6", ROOT, "MAMBA LRU holds " + count + " of " + mambaNodes + " nodes");
+        }
+    }
+
+    private void verifyLocks()
+    {
+        final int[] full = scratchA;
+        final int[] op = scratchC;
+        final int[] mamba = scratchD;
+        final int[] mambaOp = scratchE;
+        for (int node = 0; node < maxNodes; node++)
+        {
+            full[node] = 0;
+            op[node] = 0;
+            mamba[node] = 0;
+            mambaOp[node] = 0;
+        }
+        int held = 0;
+        for (int slot = 0; slot < maxReceipts; slot++)
+        {
+            final int node = receiptNode[slot];
+            if (NO_NODE == node)
+            {
+                continue;
+            }
+            held++;
+            final long receipt = receiptId[slot];
+            if (receipt <= 0 || receipt >= nextReceipt || receiptSlots.get(receipt) != slot)
+            {
+                fail("I5", node, "receipt " + receipt + " is not mapped to its table slot " + slot);
+            }
+            if (!live(node))
+            {
+                fail("I5", node, "receipt " + receipt + " locks a dead node");
+            }
+            final boolean isOp = OP_CODE == receiptKind[slot];
+            if (FULL_CODE == receiptComponent[slot])
+            {
+                if (ROOT != node)
+                {
+                    full[node]++;
+                    op[node] += isOp ? 1 : 0;
+                }
+            }
+            else
+            {
+                mamba[node]++;
+                mambaOp[node] += isOp ? 1 : 0;
+            }
+        }
+        if (held != receiptCount() || held != receiptSlots.size())
+        {
+            fail("I5", ROOT, held + " receipts held, table says " + receiptCount() + ", map " + receiptSlots.size());
+        }
+        // Children precede parents on the FULL LRU (checked above), so one pass sums each subtree.
+        int node = lruHead;
+        while (NIL != node)
+        {
+            if (full[node] != fullLocks[node] || op[node] != opLocks[node])
+            {
+                fail("I5", node, "FULL locks " + fullLocks[node] + " (op " + opLocks[node] + ") but receipts give " +
+                    full[node] + " (op " + op[node] + ")");
+            }
+            if (mamba[node] != mambaLocks[node] || mambaOp[node] != mambaOpLocks[node])
+            {
+                fail("I5", node, "MAMBA locks " + mambaLocks[node] + " (op " + mambaOpLocks[node] +
+                    ") but receipts give " + mamba[node] + " (op " + mambaOp[node] + ")");
+            }
+            final int p = parent[node];
+            if (ROOT != p)
+            {
+                full[p] += full[node];
+                op[p] += op[node];
+            }
+            node = lruNext[node];
+        }
+    }
+
+    private static void fail(final String invariant, final int node, final String detail)
+    {
+        throw new IllegalStateException(invariant + " node " + node + ": " + detail);
     }
 
     /**
-     * @return order-independent hash of the tree's content (fingerprints, page ids, Mamba slots, locks).
+     * @return order-independent hash of the tree's content (node ids, parents, fingerprints, page ids, Mamba
+     * slots, locks, loading marks, last-access sequences and the held receipts).
      */
     public long stateHash()
     {
-        throw new UnsupportedOperationException();
+        long hash = mix(liveNodes) + mix(nextReceipt ^ 0x5DEECE66DL);
+        for (int node = 0; node < maxNodes; node++)
+        {
+            if (!live[node])
+            {
+                continue;
+            }
+            long h = mix(node + 0x9E3779B97F4A7C15L * parent[node]);
+            h = mix(h + mambaSlot[node] * 0xC2B2AE3D27D4EB4FL + loadingOp[node]);
+            h = mix(h + fullLocks[node] + ((long)opLocks[node] << 16) + ((long)mambaLocks[node] << 32) +
+                ((long)mambaOpLocks[node] << 48));
+            h = mix(h + lastAccess[node] * 0x165667B19E3779F9L + mambaAccess[node]);
+            int page = firstPage[node];
+            while (NIL != page)
+            {
+                h = mix(h * 31 + page + mix(pageHi[page]) + mix(pageLo[page] ^ 0x27D4EB2F165667C5L));
+                page = nextPage[page];
+            }
+            hash += h;
+        }
+        for (int slot = 0; slot < maxReceipts; slot++)
+        {
+            if (NO_NODE != receiptNode[slot])
+            {
+                hash += mix(mix(receiptId[slot]) + receiptNode[slot] * 31L + receiptComponent[slot] * 7L +
+                    receiptKind[slot] + mix(receiptHolder[slot] ^ 0x2545F4914F6CDD1DL));
+            }
+        }
+        return hash;
+    }
+
+    private static long mix(final long value)
+    {
+        long h = value;
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        h ^= h >>> 33;
+        return h;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Child map: open addressing, linear probing, backward-shift deletion
+    // ------------------------------------------------------------------------------------------------------------
+
+    private int home(final int parentNode, final long hi, final long lo)
+    {
+        final long h = mix(hi * 0x9E3779B97F4A7C15L ^ Long.rotateLeft(lo * 0xC2B2AE3D27D4EB4FL, 31) ^
+            (parentNode * 0x165667B19E3779F9L));
+        return (int)h & mapMask;
+    }
+
+    private int findSlot(final int parentNode, final long hi, final long lo)
+    {
+        int slot = home(parentNode, hi, lo);
+        while (EMPTY != mapParent[slot])
+        {
+            if (mapParent[slot] == parentNode && mapHi[slot] == hi && mapLo[slot] == lo)
+            {
+                return slot;
+            }
+            slot = (slot + 1) & mapMask;
+        }
+        return -1;
+    }
+
+    private int findChild(final int parentNode, final long hi, final long lo)
+    {
+        final int slot = findSlot(parentNode, hi, lo);
+        return slot < 0 ? NO_NODE : mapChild[slot];
+    }
+
+    private void mapPut(final int parentNode, final long hi, final long lo, final int child)
+    {
+        int slot = home(parentNode, hi, lo);
+        while (EMPTY != mapParent[slot])
+        {
+            slot = (slot + 1) & mapMask;
+        }
+        mapParent[slot] = parentNode;
+        mapHi[slot] = hi;
+        mapLo[slot] = lo;
+        mapChild[slot] = child;
+        mapSize++;
+    }
+
+    private void mapRemoveAt(final int slot)
+    {
+        if (slot < 0)
+        {
+            throw new IllegalStateException("I1 child map entry missing");
+        }
+        int hole = slot;
+        int j = slot;
+        while (true)
+        {
+            j = (j + 1) & mapMask;
+            if (EMPTY == mapParent[j])
+            {
+                break;
+            }
+            final int h = home(mapParent[j], mapHi[j], mapLo[j]);
+            if (((j - h) & mapMask) >= ((j - hole) & mapMask))
+            {
+                mapParent[hole] = mapParent[j];
+                mapHi[hole] = mapHi[j];
+                mapLo[hole] = mapLo[j];
+                mapChild[hole] = mapChild[j];
+                hole = j;
+            }
+        }
+        mapParent[hole] = EMPTY;
+        mapSize--;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Intrusive LRU lists
+    // ------------------------------------------------------------------------------------------------------------
+
+    private void lruAppend(final int node)
+    {
+        lruPrev[node] = lruTail;
+        lruNext[node] = NIL;
+        if (NIL == lruTail)
+        {
+            lruHead = node;
+        }
+        else
+        {
+            lruNext[lruTail] = node;
+        }
+        lruTail = node;
+    }
+
+    private void lruInsertAfter(final int existing, final int node)
+    {
+        final int next = lruNext[existing];
+        lruPrev[node] = existing;
+        lruNext[node] = next;
+        lruNext[existing] = node;
+        if (NIL == next)
+        {
+            lruTail = node;
+        }
+        else
+        {
+            lruPrev[next] = node;
+        }
+    }
+
+    private void lruRemove(final int node)
+    {
+        final int prev = lruPrev[node];
+        final int next = lruNext[node];
+        if (NIL == prev)
+        {
+            lruHead = next;
+        }
+        else
+        {
+            lruNext[prev] = next;
+        }
+        if (NIL == next)
+        {
+            lruTail = prev;
+        }
+        else
+        {
+            lruPrev[next] = prev;
+        }
+        lruPrev[node] = NIL;
+        lruNext[node] = NIL;
+    }
+
+    private void mambaAppend(final int node)
+    {
+        mambaPrev[node] = mambaTail;
+        mambaNext[node] = NIL;
+        if (NIL == mambaTail)
+        {
+            mambaHead = node;
+        }
+        else
+        {
+            mambaNext[mambaTail] = node;
+        }
+        mambaTail = node;
+        mambaNodes++;
+    }
+
+    private void mambaRemove(final int node)
+    {
+        final int prev = mambaPrev[node];
+        final int next = mambaNext[node];
+        if (NIL == prev)
+        {
+            mambaHead = next;
+        }
+        else
+        {
+            mambaNext[prev] = next;
+        }
+        if (NIL == next)
+        {
+            mambaTail = prev;
+        }
+        else
+        {
+            mambaPrev[next] = prev;
+        }
+        mambaPrev[node] = NIL;
+        mambaNext[node] = NIL;
+        mambaNodes--;
     }
 }

@@ -1,0 +1,441 @@
+package io.kvledger.engine;
+
+import io.kvledger.journal.JournalHeader;
+import io.kvledger.journal.codec.DeviceKind;
+import io.kvledger.journal.codec.PrefetchPolicy;
+
+/**
+ * Immutable engine configuration: pool sizes, policies, the fault switches and the seed. Every field that
+ * influences a decision is journaled in the header ({@link #toHeader}) so replay rebuilds the same engine
+ * ({@link #fromHeader}). Built with {@link Builder}; safe to share between threads.
+ */
+public final class EngineConfig
+{
+    /** Version string written into journal headers. */
+    public static final String KVLEDGER_VERSION = "0.1.0";
+
+    private final int pageSize;
+    private final int deviceKvPages;
+    private final int deviceMambaSlots;
+    private final int hostKvPages;
+    private final int hostMambaSlots;
+    private final int trackingSlots;
+    private final int maxStagedDefers;
+    private final int maxRequests;
+    private final int maxRequestPages;
+    private final int prefetchThresholdPages;
+    private final PrefetchPolicy prefetchPolicy;
+    private final long prefetchTimeoutNs;
+    private final boolean hybrid;
+    private final DeviceKind deviceKind;
+    private final int kvPageBytes;
+    private final int mambaStateBytes;
+    private final long faultMask;
+    private final int maxNodes;
+    private final int maxOps;
+    private final long seed;
+
+    private EngineConfig(final Builder b)
+    {
+        pageSize = b.pageSize;
+        deviceKvPages = b.deviceKvPages;
+        deviceMambaSlots = b.hybrid ? b.deviceMambaSlots : 0;
+        hostKvPages = b.hostKvPages;
+        hostMambaSlots = b.hybrid ? b.hostMambaSlots : 0;
+        trackingSlots = b.trackingSlots;
+        maxStagedDefers = b.maxStagedDefers;
+        maxRequests = b.maxRequests;
+        maxRequestPages = b.maxRequestPages;
+        prefetchThresholdPages = b.prefetchThresholdPages;
+        prefetchPolicy = b.prefetchPolicy;
+        prefetchTimeoutNs = b.prefetchTimeoutNs;
+        hybrid = b.hybrid;
+        deviceKind = b.deviceKind;
+        kvPageBytes = b.kvPageBytes;
+        mambaStateBytes = b.mambaStateBytes;
+        faultMask = b.faultMask;
+        maxNodes = b.maxNodes > 0 ? b.maxNodes : deviceKvPages + 2;
+        maxOps = b.maxOps;
+        seed = b.seed;
+    }
+
+    /** @return a builder with the embedded defaults. */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /** @return a builder initialised from this configuration. */
+    public Builder toBuilder()
+    {
+        final Builder b = new Builder();
+        b.pageSize = pageSize;
+        b.deviceKvPages = deviceKvPages;
+        b.deviceMambaSlots = deviceMambaSlots;
+        b.hostKvPages = hostKvPages;
+        b.hostMambaSlots = hostMambaSlots;
+        b.trackingSlots = trackingSlots;
+        b.maxStagedDefers = maxStagedDefers;
+        b.maxRequests = maxRequests;
+        b.maxRequestPages = maxRequestPages;
+        b.prefetchThresholdPages = prefetchThresholdPages;
+        b.prefetchPolicy = prefetchPolicy;
+        b.prefetchTimeoutNs = prefetchTimeoutNs;
+        b.hybrid = hybrid;
+        b.deviceKind = deviceKind;
+        b.kvPageBytes = kvPageBytes;
+        b.mambaStateBytes = mambaStateBytes;
+        b.faultMask = faultMask;
+        b.maxNodes = maxNodes;
+        b.maxOps = maxOps;
+        b.seed = seed;
+        return b;
+    }
+
+    /**
+     * Write every field into a journal header.
+     *
+     * @param header to fill.
+     * @return the header.
+     */
+    public JournalHeader toHeader(final JournalHeader header)
+    {
+        return header.seed(seed).pageSize(pageSize).deviceKvPages(deviceKvPages).deviceMambaSlots(deviceMambaSlots)
+            .hostKvPages(hostKvPages).hostMambaSlots(hostMambaSlots).trackingSlots(trackingSlots)
+            .maxStagedDefers(maxStagedDefers).maxRequests(maxRequests).maxRequestPages(maxRequestPages)
+            .prefetchThresholdPages(prefetchThresholdPages).prefetchPolicy(prefetchPolicy)
+            .prefetchTimeoutNs(prefetchTimeoutNs).hybrid(hybrid).deviceKind(deviceKind).kvPageBytes(kvPageBytes)
+            .mambaStateBytes(mambaStateBytes).faultMask(faultMask).maxNodes(maxNodes).maxOps(maxOps)
+            .kvledgerVersion(KVLEDGER_VERSION);
+    }
+
+    /**
+     * Rebuild the configuration a journal was written with.
+     *
+     * @param h journal header.
+     * @return the configuration.
+     */
+    public static EngineConfig fromHeader(final JournalHeader h)
+    {
+        final Builder b = new Builder();
+        b.pageSize = h.pageSize();
+        b.deviceKvPages = h.deviceKvPages();
+        b.deviceMambaSlots = h.deviceMambaSlots();
+        b.hostKvPages = h.hostKvPages();
+        b.hostMambaSlots = h.hostMambaSlots();
+        b.trackingSlots = h.trackingSlots();
+        b.maxStagedDefers = h.maxStagedDefers();
+        b.maxRequests = h.maxRequests();
+        b.maxRequestPages = h.maxRequestPages();
+        b.prefetchThresholdPages = h.prefetchThresholdPages();
+        b.prefetchPolicy = h.prefetchPolicy();
+        b.prefetchTimeoutNs = h.prefetchTimeoutNs();
+        b.hybrid = h.hybrid();
+        b.deviceKind = h.deviceKind();
+        b.kvPageBytes = h.kvPageBytes();
+        b.mambaStateBytes = h.mambaStateBytes();
+        b.faultMask = h.faultMask();
+        b.maxNodes = h.maxNodes();
+        b.maxOps = h.maxOps();
+        b.seed = h.seed();
+        return b.build();
+    }
+
+    public int pageSize()
+    {
+        return pageSize;
+    }
+
+    public int deviceKvPages()
+    {
+        return deviceKvPages;
+    }
+
+    public int deviceMambaSlots()
+    {
+        return deviceMambaSlots;
+    }
+
+    public int hostKvPages()
+    {
+        return hostKvPages;
+    }
+
+    public int hostMambaSlots()
+    {
+        return hostMambaSlots;
+    }
+
+    public int trackingSlots()
+    {
+        return trackingSlots;
+    }
+
+    public int maxStagedDefers()
+    {
+        return maxStagedDefers;
+    }
+
+    public int maxRequests()
+    {
+        return maxRequests;
+    }
+
+    public int maxRequestPages()
+    {
+        return maxRequestPages;
+    }
+
+    public int prefetchThresholdPages()
+    {
+        return prefetchThresholdPages;
+    }
+
+    public PrefetchPolicy prefetchPolicy()
+    {
+        return prefetchPolicy;
+    }
+
+    public long prefetchTimeoutNs()
+    {
+        return prefetchTimeoutNs;
+    }
+
+    public boolean hybrid()
+    {
+        return hybrid;
+    }
+
+    public DeviceKind deviceKind()
+    {
+        return deviceKind;
+    }
+
+    public int kvPageBytes()
+    {
+        return kvPageBytes;
+    }
+
+    public int mambaStateBytes()
+    {
+        return mambaStateBytes;
+    }
+
+    public long faultMask()
+    {
+        return faultMask;
+    }
+
+    /**
+     * @param fault switch.
+     * @return whether it is on.
+     */
+    public boolean fault(final FaultSwitch fault)
+    {
+        return fault.isOn(faultMask);
+    }
+
+    public int maxNodes()
+    {
+        return maxNodes;
+    }
+
+    public int maxOps()
+    {
+        return maxOps;
+    }
+
+    public long seed()
+    {
+        return seed;
+    }
+
+    /** Mutable builder with the embedded defaults (sized for the demo on a laptop). */
+    public static final class Builder
+    {
+        private int pageSize = 64;
+        private int deviceKvPages = 4096;
+        private int deviceMambaSlots = 48;
+        private int hostKvPages = 2048;
+        private int hostMambaSlots = 32;
+        private int trackingSlots = 1;
+        private int maxStagedDefers = 32;
+        private int maxRequests = 1024;
+        private int maxRequestPages = 512;
+        private int prefetchThresholdPages = 4;
+        private PrefetchPolicy prefetchPolicy = PrefetchPolicy.BEST_EFFORT;
+        private long prefetchTimeoutNs = 1_000_000_000L;
+        private boolean hybrid = true;
+        private DeviceKind deviceKind = DeviceKind.HOST;
+        private int kvPageBytes = 4096;
+        private int mambaStateBytes = 16384;
+        private long faultMask;
+        private int maxNodes;
+        private int maxOps = 4096;
+        private long seed = 1;
+
+        public Builder pageSize(final int v)
+        {
+            pageSize = v;
+            return this;
+        }
+
+        public Builder deviceKvPages(final int v)
+        {
+            deviceKvPages = v;
+            return this;
+        }
+
+        public Builder deviceMambaSlots(final int v)
+        {
+            deviceMambaSlots = v;
+            return this;
+        }
+
+        public Builder hostKvPages(final int v)
+        {
+            hostKvPages = v;
+            return this;
+        }
+
+        public Builder hostMambaSlots(final int v)
+        {
+            hostMambaSlots = v;
+            return this;
+        }
+
+        public Builder trackingSlots(final int v)
+        {
+            trackingSlots = v;
+            return this;
+        }
+
+        public Builder maxStagedDefers(final int v)
+        {
+            maxStagedDefers = v;
+            return this;
+        }
+
+        public Builder maxRequests(final int v)
+        {
+            maxRequests = v;
+            return this;
+        }
+
+        public Builder maxRequestPages(final int v)
+        {
+            maxRequestPages = v;
+            return this;
+        }
+
+        public Builder prefetchThresholdPages(final int v)
+        {
+            prefetchThresholdPages = v;
+            return this;
+        }
+
+        public Builder prefetchPolicy(final PrefetchPolicy v)
+        {
+            prefetchPolicy = v;
+            return this;
+        }
+
+        public Builder prefetchTimeoutNs(final long v)
+        {
+            prefetchTimeoutNs = v;
+            return this;
+        }
+
+        public Builder hybrid(final boolean v)
+        {
+            hybrid = v;
+            return this;
+        }
+
+        public Builder deviceKind(final DeviceKind v)
+        {
+            deviceKind = v;
+            return this;
+        }
+
+        public Builder kvPageBytes(final int v)
+        {
+            kvPageBytes = v;
+            return this;
+        }
+
+        public Builder mambaStateBytes(final int v)
+        {
+            mambaStateBytes = v;
+            return this;
+        }
+
+        public Builder faultMask(final long v)
+        {
+            faultMask = v;
+            return this;
+        }
+
+        /**
+         * Turn one fault switch on.
+         *
+         * @param fault switch.
+         * @return this.
+         */
+        public Builder fault(final FaultSwitch fault)
+        {
+            faultMask |= 1L << fault.bit();
+            return this;
+        }
+
+        public Builder maxNodes(final int v)
+        {
+            maxNodes = v;
+            return this;
+        }
+
+        public Builder maxOps(final int v)
+        {
+            maxOps = v;
+            return this;
+        }
+
+        public Builder seed(final long v)
+        {
+            seed = v;
+            return this;
+        }
+
+        /**
+         * @return the configuration.
+         * @throws IllegalArgumentException when a value is out of range, with a message naming it.
+         */
+        public EngineConfig build()
+        {
+            require(pageSize >= 1, "pageSize must be >= 1");
+            require(deviceKvPages >= 2, "deviceKvPages must be >= 2");
+            require(hostKvPages >= 2, "hostKvPages must be >= 2");
+            require(trackingSlots >= 1 && trackingSlots <= 2, "trackingSlots must be 1 or 2");
+            require(maxStagedDefers >= 1, "maxStagedDefers must be >= 1");
+            require(maxRequests >= 1, "maxRequests must be >= 1");
+            require(maxRequestPages >= 1, "maxRequestPages must be >= 1");
+            require(prefetchThresholdPages >= 0, "prefetchThresholdPages must be >= 0");
+            require(kvPageBytes >= 8 && kvPageBytes % 8 == 0, "kvPageBytes must be a positive multiple of 8");
+            require(mambaStateBytes >= 8 && mambaStateBytes % 8 == 0, "mambaStateBytes must be a positive multiple of 8");
+            require(maxOps >= 16, "maxOps must be >= 16");
+            if (hybrid)
+            {
+                require(deviceMambaSlots >= 3, "deviceMambaSlots must be >= 3 for a hybrid model");
+            }
+            return new EngineConfig(this);
+        }
+
+        private static void require(final boolean condition, final String message)
+        {
+            if (!condition)
+            {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}

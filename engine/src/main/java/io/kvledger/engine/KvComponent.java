@@ -1,0 +1,263 @@
+package io.kvledger.engine;
+
+import io.kvledger.engine.slot.SlotPool;
+import io.kvledger.engine.tree.MatchResult;
+import io.kvledger.engine.tree.RadixTree;
+import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.Reason;
+import io.kvledger.journal.codec.SlotState;
+
+/**
+ * The FULL attention component: device KV pages, one per tree page, staged page by page through host memory.
+ * The tree's page runs are this component's data, so insertion itself stays in the pipeline; this class decides
+ * how many pages an admission needs, allocates them (evicting LRU leaves first) and stages and loads them.
+ * Engine thread only.
+ */
+final class KvComponent implements TreeComponent
+{
+    private static final int NONE = -1;
+    private static final byte DEVICE_KV = 0;
+    private static final byte HOST_KV = 2;
+
+    private final RadixTree tree;
+    private final SlotPool kvPool;
+    private final SlotPool hostPool;
+    private final RequestTable requests;
+    private final OpTable ops;
+    private final boolean ignoreOpLocks;
+
+    KvComponent(final EngineConfig config, final RadixTree tree, final SlotPool kvPool, final SlotPool hostPool,
+        final RequestTable requests, final OpTable ops, final boolean ignoreOpLocks)
+    {
+        this.tree = tree;
+        this.kvPool = kvPool;
+        this.hostPool = hostPool;
+        this.requests = requests;
+        this.ops = ops;
+        this.ignoreOpLocks = ignoreOpLocks;
+    }
+
+    @Override
+    public Component component()
+    {
+        return Component.FULL;
+    }
+
+    @Override
+    public void validate(final EngineConfig config)
+    {
+        if (config.hostKvPages() < 2)
+        {
+            throw new IllegalArgumentException("buffer-only host mode needs at least 2 host KV staging pages " +
+                "(one for writes, one reserved for loads), got " + config.hostKvPages());
+        }
+    }
+
+    @Override
+    public int usablePrefix(final MatchResult match)
+    {
+        return match.pages;
+    }
+
+    @Override
+    public int usableHit(final int presentPages, final int statePages)
+    {
+        return presentPages;
+    }
+
+    @Override
+    public int stagingNeeded(final int hitPages)
+    {
+        return hitPages;
+    }
+
+    @Override
+    public int stagingFree(final boolean forWrite)
+    {
+        return hostPool.freeCount() - (forWrite ? 1 : 0);
+    }
+
+    @Override
+    public void stage(final int opSlot, final int request, final int hitStart, final int hitPages)
+    {
+        final long opId = ops.id(opSlot);
+        final int off = requests.offset(request);
+        for (int i = hitStart; i < hitStart + hitPages; i++)
+        {
+            final int slot = hostPool.allocate(SlotState.OP, opId);
+            ops.addMove(opSlot, OpTable.L3, NONE, HOST_KV, slot, requests.fpHi[off + i], requests.fpLo[off + i]);
+        }
+    }
+
+    @Override
+    public void pin(final AdmissionPlan plan)
+    {
+    }
+
+    @Override
+    public void unpin(final AdmissionPlan plan)
+    {
+    }
+
+    @Override
+    public int gateNeed(final AdmissionPlan plan)
+    {
+        return plan.loadPages + plan.computePages;
+    }
+
+    @Override
+    public int gateAvailable()
+    {
+        return kvPool.freeCount() + tree.evictablePages();
+    }
+
+    @Override
+    public Reason gateReason()
+    {
+        return Reason.ALLOCATION;
+    }
+
+    @Override
+    public boolean allocate(final AdmissionPlan plan)
+    {
+        final int need = plan.loadPages + plan.computePages;
+        if (kvPool.freeCount() < need)
+        {
+            tree.evictPages(need - kvPool.freeCount(), ignoreOpLocks);
+        }
+        if (kvPool.freeCount() < need)
+        {
+            return false;
+        }
+        final int off = requests.offset(plan.request);
+        final int pages = requests.pages[plan.request];
+        final int from = plan.hasHold ? plan.loadStart : plan.prefixPages;
+        for (int i = from; i < pages; i++)
+        {
+            requests.pageIds[off + i] = kvPool.allocate(SlotState.REQUEST, plan.requestId);
+        }
+        return true;
+    }
+
+    @Override
+    public void undoAllocate(final AdmissionPlan plan)
+    {
+        final int off = requests.offset(plan.request);
+        final int pages = requests.pages[plan.request];
+        final int from = plan.hasHold ? plan.loadStart : plan.prefixPages;
+        for (int i = from; i < pages; i++)
+        {
+            kvPool.transition(requests.pageIds[off + i], SlotState.FREE, NONE);
+            requests.pageIds[off + i] = NONE;
+        }
+    }
+
+    @Override
+    public void commitLoad(final AdmissionPlan plan)
+    {
+        final int r = plan.request;
+        final int off = requests.offset(r);
+        final int hoff = requests.holdOffset(r);
+        for (int i = plan.loadStart; i < plan.holdEnd; i++)
+        {
+            final int hostSlot = requests.holdSlot[hoff + (i - plan.holdStart)];
+            ops.addMove(plan.loadOpSlot, HOST_KV, hostSlot, DEVICE_KV, requests.pageIds[off + i],
+                requests.fpHi[off + i], requests.fpLo[off + i]);
+        }
+    }
+
+    @Override
+    public void commitCompute(final AdmissionPlan plan)
+    {
+    }
+
+    @Override
+    public int cacheLength(final int request, final int computedPages, final int trackedPages)
+    {
+        return computedPages;
+    }
+
+    @Override
+    public void cache(final int request, final int node, final boolean finish, final long cursor1,
+        final long cursor2, final long cursor3)
+    {
+    }
+
+    @Override
+    public void observe(final int request, final long cursor1, final long cursor2, final long cursor3)
+    {
+    }
+
+    @Override
+    public void release(final int request, final boolean abort)
+    {
+        final int off = requests.offset(request);
+        final long requestId = requests.id[request];
+        for (int i = 0; i < requests.validPages[request]; i++)
+        {
+            final int page = requests.pageIds[off + i];
+            if (page != NONE && kvPool.state(page) == SlotState.REQUEST && kvPool.owner(page) == requestId)
+            {
+                kvPool.transition(page, SlotState.FREE, NONE);
+            }
+        }
+    }
+
+    /** Add backup moves for pages [from, to) of a request: device page to a fresh host staging page. */
+    void backupPages(final int opSlot, final long[] hi, final long[] lo, final int[] pageIds, final int off,
+        final int from, final int to)
+    {
+        final long opId = ops.id(opSlot);
+        for (int i = from; i < to; i++)
+        {
+            final int hostSlot = hostPool.allocate(SlotState.OP, opId);
+            ops.addMove(opSlot, DEVICE_KV, pageIds[off + i], HOST_KV, hostSlot, hi[off + i], lo[off + i]);
+        }
+    }
+
+    @Override
+    public boolean backup(final int opSlot, final int node, final long lastHi, final long lastLo)
+    {
+        return false;
+    }
+
+    @Override
+    public int backupStagingNeeded(final int node, final int pages)
+    {
+        return pages;
+    }
+
+    @Override
+    public void opDone(final int opSlot, final boolean ok)
+    {
+    }
+
+    @Override
+    public void verify(final RequestTable table)
+    {
+        for (int r = 0; r < table.capacity(); r++)
+        {
+            if (!table.live(r))
+            {
+                continue;
+            }
+            final int off = table.offset(r);
+            for (int i = 0; i < table.validPages[r]; i++)
+            {
+                final int page = table.pageIds[off + i];
+                final SlotState state = page == NONE ? SlotState.FREE : kvPool.state(page);
+                if (state != SlotState.REQUEST && state != SlotState.NODE)
+                {
+                    throw new IllegalStateException("I12 request " + table.id[r] + " page " + i + " uses device KV page " +
+                        page + " in state " + state);
+                }
+            }
+        }
+    }
+
+    @Override
+    public long stateHash()
+    {
+        return 0;
+    }
+}

@@ -1,0 +1,473 @@
+package io.kvledger.engine;
+
+import io.kvledger.engine.slot.MambaCursors;
+import io.kvledger.engine.slot.SlotPool;
+import io.kvledger.engine.tree.MatchResult;
+import io.kvledger.engine.tree.RadixTree;
+import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.Reason;
+import io.kvledger.journal.codec.SlotState;
+
+/**
+ * The MAMBA component: one recurrent-state slot per checkpoint node, a working slot S and tracking slot(s) per
+ * running request, one host staging slot per staged hit. A prefix without its recurrent state cannot be
+ * resumed, so device matches and L3 hits are cut back to the deepest checkpoint.
+ * <p>
+ * Admission counts every slot the request will hold: S, its tracking slots and, for a staged load, the node
+ * slot N (the "node copy"). A staged load writes the one host state into both S and N. N is attached to a node
+ * the load created at once (that node is invisible until the ack); for a node that already existed it is
+ * attached at the ack, or, when that node already has a state, freed at the ack (never before: the copy still
+ * targets it). Every slot handed out gets its ReplaySSM cursors reset. Engine thread only.
+ */
+final class MambaComponent implements TreeComponent
+{
+    private static final int NONE = -1;
+    private static final byte DEVICE_MAMBA = 1;
+    private static final byte HOST_MAMBA = 3;
+
+    private final EngineConfig config;
+    private final RadixTree tree;
+    private final SlotPool pool;
+    private final SlotPool hostPool;
+    private final MambaCursors cursors;
+    private final RequestTable requests;
+    private final OpTable ops;
+    private final int trackingSlots;
+    private final boolean ignoreOpLocks;
+    private final boolean reserveRequestSlotOnly;
+    private final boolean skipCursorResetOnStagedLoad;
+    private final boolean doubleFreeOnAbort;
+
+    private final int[] working;
+    private final int[] tracking;
+    private final int[] attachNode;
+    private final int[] attachSlot;
+    private final long[] cowReceipt;
+    private final int[] allocated = new int[4];
+    private int allocatedCount;
+
+    MambaComponent(final EngineConfig config, final RadixTree tree, final SlotPool pool, final SlotPool hostPool,
+        final MambaCursors cursors, final Effects effects, final RequestTable requests, final OpTable ops)
+    {
+        this.config = config;
+        this.tree = tree;
+        this.pool = pool;
+        this.hostPool = hostPool;
+        this.cursors = cursors;
+        this.requests = requests;
+        this.ops = ops;
+        trackingSlots = config.trackingSlots();
+        ignoreOpLocks = config.fault(FaultSwitch.EVICT_NODE_WITH_INFLIGHT_LOAD);
+        reserveRequestSlotOnly = config.fault(FaultSwitch.RESERVE_REQUEST_SLOT_ONLY);
+        skipCursorResetOnStagedLoad = config.fault(FaultSwitch.SKIP_CURSOR_RESET_ON_STAGED_LOAD);
+        doubleFreeOnAbort = config.fault(FaultSwitch.DOUBLE_FREE_ON_ABORT);
+        working = new int[config.maxRequests()];
+        tracking = new int[config.maxRequests() * 2];
+        java.util.Arrays.fill(working, NONE);
+        java.util.Arrays.fill(tracking, NONE);
+        attachNode = new int[config.maxOps()];
+        attachSlot = new int[config.maxOps()];
+        cowReceipt = new long[config.maxOps()];
+        java.util.Arrays.fill(attachNode, NONE);
+        java.util.Arrays.fill(attachSlot, NONE);
+        java.util.Arrays.fill(cowReceipt, NONE);
+    }
+
+    int workingSlot(final int request)
+    {
+        return working[request];
+    }
+
+    int trackingSlot(final int request)
+    {
+        return tracking[request * 2];
+    }
+
+    @Override
+    public Component component()
+    {
+        return Component.MAMBA;
+    }
+
+    @Override
+    public void validate(final EngineConfig config)
+    {
+        if (config.hostMambaSlots() < 2)
+        {
+            throw new IllegalArgumentException("buffer-only host mode with Mamba needs at least 2 host Mamba slots " +
+                "(one staging write, one reserved for loads), got " + config.hostMambaSlots());
+        }
+        if (config.deviceMambaSlots() < 2 + config.trackingSlots())
+        {
+            throw new IllegalArgumentException("deviceMambaSlots must hold at least one request's working slot, " +
+                config.trackingSlots() + " tracking slot(s) and a node slot, got " + config.deviceMambaSlots());
+        }
+    }
+
+    @Override
+    public int usablePrefix(final MatchResult match)
+    {
+        return match.mambaPages;
+    }
+
+    @Override
+    public int usableHit(final int presentPages, final int statePages)
+    {
+        return statePages;
+    }
+
+    @Override
+    public int stagingNeeded(final int hitPages)
+    {
+        return 1;
+    }
+
+    @Override
+    public int stagingFree(final boolean forWrite)
+    {
+        return hostPool.freeCount() - (forWrite ? 1 : 0);
+    }
+
+    @Override
+    public void stage(final int opSlot, final int request, final int hitStart, final int hitPages)
+    {
+        final int off = requests.offset(request);
+        final int last = off + hitStart + hitPages - 1;
+        final int slot = hostPool.allocate(SlotState.OP, ops.id(opSlot));
+        ops.addMove(opSlot, OpTable.L3, NONE, HOST_MAMBA, slot, requests.fpHi[last], requests.fpLo[last]);
+    }
+
+    @Override
+    public void pin(final AdmissionPlan plan)
+    {
+        if (!plan.hasHold && plan.prefixPages > 0 && tree.mambaSlot(plan.baseNode) != NONE)
+        {
+            plan.checkpointNode = plan.baseNode;
+            plan.checkpointReceipt = tree.lock(plan.baseNode, Component.MAMBA, SlotState.REQUEST, plan.requestId);
+        }
+    }
+
+    @Override
+    public void unpin(final AdmissionPlan plan)
+    {
+        if (plan.checkpointReceipt != NONE)
+        {
+            tree.unlock(plan.checkpointReceipt);
+            plan.checkpointReceipt = NONE;
+            plan.checkpointNode = NONE;
+        }
+    }
+
+    private int slotsFor(final AdmissionPlan plan)
+    {
+        return 1 + trackingSlots + (plan.hasHold ? 1 : 0);
+    }
+
+    @Override
+    public int gateNeed(final AdmissionPlan plan)
+    {
+        if (reserveRequestSlotOnly)
+        {
+            return 1 + trackingSlots;
+        }
+        return slotsFor(plan);
+    }
+
+    @Override
+    public int gateAvailable()
+    {
+        return pool.freeCount() + tree.evictableMambaSlots();
+    }
+
+    @Override
+    public Reason gateReason()
+    {
+        return Reason.MAMBA_SLOTS;
+    }
+
+    @Override
+    public boolean allocate(final AdmissionPlan plan)
+    {
+        final int need = slotsFor(plan);
+        if (pool.freeCount() < need)
+        {
+            tree.evictMamba(need - pool.freeCount(), ignoreOpLocks);
+        }
+        allocatedCount = 0;
+        for (int i = 0; i < need; i++)
+        {
+            final boolean nodeCopy = plan.hasHold && i == need - 1;
+            final int slot = nodeCopy ?
+                pool.allocate(SlotState.OP, ops.id(plan.loadOpSlot)) :
+                pool.allocate(SlotState.REQUEST, plan.requestId);
+            if (slot == SlotPool.NO_SLOT)
+            {
+                undoAllocate(plan);
+                return false;
+            }
+            allocated[allocatedCount++] = slot;
+        }
+        return true;
+    }
+
+    @Override
+    public void undoAllocate(final AdmissionPlan plan)
+    {
+        for (int i = 0; i < allocatedCount; i++)
+        {
+            pool.transition(allocated[i], SlotState.FREE, NONE);
+        }
+        allocatedCount = 0;
+    }
+
+    private void bindRequestSlots(final int r)
+    {
+        working[r] = allocated[0];
+        for (int k = 0; k < trackingSlots; k++)
+        {
+            tracking[r * 2 + k] = allocated[1 + k];
+            cursors.reset(allocated[1 + k]);
+        }
+    }
+
+    @Override
+    public void commitLoad(final AdmissionPlan plan)
+    {
+        final int r = plan.request;
+        final int o = plan.loadOpSlot;
+        final int s = allocated[0];
+        final int n = allocated[1 + trackingSlots];
+        bindRequestSlots(r);
+        if (!skipCursorResetOnStagedLoad)
+        {
+            cursors.reset(s);
+            cursors.reset(n);
+        }
+        final int hoff = requests.holdOffset(r);
+        final int hostState = requests.holdSlot[hoff + requests.holdSlotCount[r] - 1];
+        final int off = requests.offset(r);
+        final int last = off + plan.holdEnd - 1;
+        ops.addMove(o, HOST_MAMBA, hostState, DEVICE_MAMBA, s, requests.fpHi[last], requests.fpLo[last]);
+        ops.addMove(o, HOST_MAMBA, hostState, DEVICE_MAMBA, n, requests.fpHi[last], requests.fpLo[last]);
+        final int node = plan.prefixNode;
+        if (plan.prefixNodeIsNew)
+        {
+            tree.attachMamba(node, n);
+        }
+        else if (tree.mambaSlot(node) != NONE)
+        {
+            ops.ackFreePool[o] = DEVICE_MAMBA;
+            ops.ackFreeSlot[o] = n;
+        }
+        else
+        {
+            attachNode[o] = node;
+            attachSlot[o] = n;
+        }
+        allocatedCount = 0;
+    }
+
+    @Override
+    public void commitCompute(final AdmissionPlan plan)
+    {
+        final int r = plan.request;
+        final int s = allocated[0];
+        bindRequestSlots(r);
+        cursors.reset(s);
+        if (plan.checkpointNode != NONE)
+        {
+            final int o = ops.add(io.kvledger.journal.codec.OpKind.COW, plan.requestId);
+            final int source = tree.mambaSlot(plan.checkpointNode);
+            ops.addMove(o, DEVICE_MAMBA, source, DEVICE_MAMBA, s, 0, 0);
+            cowReceipt[o] = plan.checkpointReceipt;
+            plan.checkpointReceipt = NONE;
+            plan.cowOpSlot = o;
+        }
+        allocatedCount = 0;
+    }
+
+    @Override
+    public int cacheLength(final int request, final int computedPages, final int trackedPages)
+    {
+        return tracking[request * 2] == NONE ? requests.cachedPages[request] : trackedPages;
+    }
+
+    @Override
+    public void cache(final int request, final int node, final boolean finish, final long cursor1,
+        final long cursor2, final long cursor3)
+    {
+        final long requestId = requests.id[request];
+        observe(request, cursor1, cursor2, cursor3);
+        final int t = tracking[request * 2];
+        if (node != NONE && t != NONE)
+        {
+            if (tree.mambaSlot(node) == NONE)
+            {
+                tree.attachMamba(node, t);
+            }
+            else
+            {
+                pool.transition(t, SlotState.FREE, NONE);
+            }
+            tracking[request * 2] = tracking[request * 2 + 1];
+            tracking[request * 2 + 1] = NONE;
+            if (!finish)
+            {
+                if (pool.freeCount() == 0)
+                {
+                    tree.evictMamba(1, ignoreOpLocks);
+                }
+                final int fresh = pool.allocate(SlotState.REQUEST, requestId);
+                if (fresh != SlotPool.NO_SLOT)
+                {
+                    cursors.reset(fresh);
+                    final int k = tracking[request * 2] == NONE ? 0 : 1;
+                    tracking[request * 2 + k] = fresh;
+                }
+            }
+        }
+        if (finish)
+        {
+            release(request, false);
+        }
+    }
+
+    @Override
+    public void observe(final int request, final long cursor1, final long cursor2, final long cursor3)
+    {
+        if (working[request] != NONE)
+        {
+            cursors.observe(working[request], cursor1, cursor2, cursor3);
+        }
+    }
+
+    @Override
+    public void release(final int request, final boolean abort)
+    {
+        final long requestId = requests.id[request];
+        final int s = working[request];
+        if (s != NONE && pool.state(s) == SlotState.REQUEST && pool.owner(s) == requestId)
+        {
+            final long writer = launchedWriter(request, s);
+            if (writer != NONE)
+            {
+                pool.transition(s, SlotState.PENDING_FREE, writer);
+            }
+            else
+            {
+                pool.transition(s, SlotState.FREE, NONE);
+                if (abort && doubleFreeOnAbort)
+                {
+                    pool.forceTransition(s, SlotState.FREE, NONE);
+                }
+            }
+        }
+        working[request] = NONE;
+        for (int k = 0; k < 2; k++)
+        {
+            final int t = tracking[request * 2 + k];
+            if (t != NONE && pool.state(t) == SlotState.REQUEST && pool.owner(t) == requestId)
+            {
+                pool.transition(t, SlotState.FREE, NONE);
+            }
+            tracking[request * 2 + k] = NONE;
+        }
+    }
+
+    /** The launched load or copy of the request that writes {@code slot}, or -1. */
+    private long launchedWriter(final int request, final int slot)
+    {
+        for (int k = 0; k < 2; k++)
+        {
+            final long opId = k == 0 ? requests.loadOp[request] : requests.cowOp[request];
+            final int o = opId == NONE ? NONE : ops.slotOf(opId);
+            if (o != NONE && ops.state[o] == OpTable.LAUNCHED)
+            {
+                for (int m = 0; m < ops.moveCount(o); m++)
+                {
+                    if (ops.dstPool(o, m) == DEVICE_MAMBA && ops.dstSlot(o, m) == slot)
+                    {
+                        return opId;
+                    }
+                }
+            }
+        }
+        return NONE;
+    }
+
+    @Override
+    public boolean backup(final int opSlot, final int node, final long lastHi, final long lastLo)
+    {
+        final int state = tree.mambaSlot(node);
+        if (state == NONE)
+        {
+            return false;
+        }
+        final int hostSlot = hostPool.allocate(SlotState.OP, ops.id(opSlot));
+        ops.addMove(opSlot, DEVICE_MAMBA, state, HOST_MAMBA, hostSlot, lastHi, lastLo);
+        return true;
+    }
+
+    @Override
+    public int backupStagingNeeded(final int node, final int pages)
+    {
+        return tree.mambaSlot(node) == NONE ? 0 : 1;
+    }
+
+    @Override
+    public void opDone(final int opSlot, final boolean ok)
+    {
+        if (cowReceipt[opSlot] != NONE)
+        {
+            tree.unlock(cowReceipt[opSlot]);
+            cowReceipt[opSlot] = NONE;
+        }
+        final int node = attachNode[opSlot];
+        if (node != NONE)
+        {
+            if (ok && tree.live(node) && tree.mambaSlot(node) == NONE)
+            {
+                tree.attachMamba(node, attachSlot[opSlot]);
+            }
+            attachNode[opSlot] = NONE;
+            attachSlot[opSlot] = NONE;
+        }
+    }
+
+    @Override
+    public void verify(final RequestTable table)
+    {
+        for (int r = 0; r < table.capacity(); r++)
+        {
+            if (!table.live(r))
+            {
+                if (working[r] != NONE)
+                {
+                    throw new IllegalStateException("I12 dead request slot " + r + " still names Mamba slot " + working[r]);
+                }
+                continue;
+            }
+            final int s = working[r];
+            if (s != NONE && !(pool.state(s) == SlotState.REQUEST && pool.owner(s) == table.id[r]))
+            {
+                throw new IllegalStateException("I12 request " + table.id[r] + " working Mamba slot " + s + " is " +
+                    pool.state(s) + " owned by " + pool.owner(s));
+            }
+        }
+    }
+
+    @Override
+    public long stateHash()
+    {
+        long h = 0;
+        for (int r = 0; r < working.length; r++)
+        {
+            if (working[r] != NONE || tracking[r * 2] != NONE)
+            {
+                h += RequestTable.mix(r ^ ((long)working[r] << 20) ^ ((long)tracking[r * 2] << 40) ^
+                    ((long)tracking[r * 2 + 1] << 52));
+            }
+        }
+        return h;
+    }
+}

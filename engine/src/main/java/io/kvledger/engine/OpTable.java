@@ -1,0 +1,228 @@
+package io.kvledger.engine;
+
+import io.kvledger.journal.codec.OpKind;
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * In-flight operations: loads, backups, storage reads and writes, copy-on-write. Each op has an id (issued in
+ * increasing order), a kind, a state (QUEUED, then LAUNCHED; it leaves the table when acked, failed or
+ * cancelled) and an ordered list of moves, each from a source (a pool slot, or an L3 key) to a destination (a pool
+ * slot, or an L3 key). The moves are what the data plane executes; the journal records their slots as the op's
+ * reads and writes. Engine thread only (the dispatcher reads it on the engine thread right after journaling);
+ * allocation-free after construction.
+ */
+public final class OpTable
+{
+    /** Pool code used for the L3 side of a move. */
+    public static final byte L3 = -2;
+    /** Op state: queued, not yet launched. */
+    public static final byte QUEUED = 0;
+    /** Op state: launched on the device or the store. */
+    public static final byte LAUNCHED = 1;
+
+    private static final int NONE = -1;
+
+    private final int maxOps;
+    private final int maxMoves;
+    private final Long2LongHashMap slotById;
+    private final int[] freeSlots;
+    private int freeTop;
+    private long nextId = 1;
+
+    final long[] id;
+    final OpKind[] kind;
+    final byte[] state;
+    final long[] request;
+    final int[] node;
+    final long[] receipt;
+    final int[] moveCount;
+    final byte[] srcPool;
+    final int[] srcSlot;
+    final byte[] dstPool;
+    final int[] dstSlot;
+    final long[] keyHi;
+    final long[] keyLo;
+    /** Slots freed when the op completes (a redundant Mamba destination); pool code or NONE. */
+    final byte[] ackFreePool;
+    final int[] ackFreeSlot;
+    /** Pages of the op that count as moved pages in the journal. */
+    final int[] pagesMoved;
+
+    OpTable(final int maxOps, final int maxMoves)
+    {
+        this.maxOps = maxOps;
+        this.maxMoves = maxMoves;
+        slotById = new Long2LongHashMap(maxOps * 2, 0.5f, NONE);
+        freeSlots = new int[maxOps];
+        for (int i = 0; i < maxOps; i++)
+        {
+            freeSlots[i] = maxOps - 1 - i;
+        }
+        freeTop = maxOps;
+        id = new long[maxOps];
+        kind = new OpKind[maxOps];
+        state = new byte[maxOps];
+        request = new long[maxOps];
+        node = new int[maxOps];
+        receipt = new long[maxOps];
+        moveCount = new int[maxOps];
+        srcPool = new byte[maxOps * maxMoves];
+        srcSlot = new int[maxOps * maxMoves];
+        dstPool = new byte[maxOps * maxMoves];
+        dstSlot = new int[maxOps * maxMoves];
+        keyHi = new long[maxOps * maxMoves];
+        keyLo = new long[maxOps * maxMoves];
+        ackFreePool = new byte[maxOps];
+        ackFreeSlot = new int[maxOps];
+        pagesMoved = new int[maxOps];
+    }
+
+    boolean full()
+    {
+        return freeTop == 0;
+    }
+
+    int size()
+    {
+        return maxOps - freeTop;
+    }
+
+    int maxMoves()
+    {
+        return maxMoves;
+    }
+
+    /** @return the id the next op will get. */
+    long nextId()
+    {
+        return nextId;
+    }
+
+    /** Start a new op; the caller checked {@link #full()}. */
+    int add(final OpKind opKind, final long requestId)
+    {
+        final int slot = freeSlots[--freeTop];
+        final long opId = nextId++;
+        slotById.put(opId, slot);
+        id[slot] = opId;
+        kind[slot] = opKind;
+        state[slot] = QUEUED;
+        request[slot] = requestId;
+        node[slot] = NONE;
+        receipt[slot] = NONE;
+        moveCount[slot] = 0;
+        ackFreePool[slot] = NONE;
+        ackFreeSlot[slot] = NONE;
+        pagesMoved[slot] = 0;
+        return slot;
+    }
+
+    void addMove(final int slot, final byte fromPool, final int fromSlot, final byte toPool, final int toSlot,
+        final long hi, final long lo)
+    {
+        final int i = slot * maxMoves + moveCount[slot]++;
+        srcPool[i] = fromPool;
+        srcSlot[i] = fromSlot;
+        dstPool[i] = toPool;
+        dstSlot[i] = toSlot;
+        keyHi[i] = hi;
+        keyLo[i] = lo;
+    }
+
+    void remove(final int slot)
+    {
+        slotById.remove(id[slot]);
+        id[slot] = NONE;
+        kind[slot] = null;
+        freeSlots[freeTop++] = slot;
+    }
+
+    /**
+     * @param opId op id.
+     * @return table slot, or -1 when not in flight.
+     */
+    public int slotOf(final long opId)
+    {
+        return (int)slotById.get(opId);
+    }
+
+    /** @return whether the id was issued (so a missing op was already completed). */
+    boolean issued(final long opId)
+    {
+        return opId > 0 && opId < nextId;
+    }
+
+    public long id(final int slot)
+    {
+        return id[slot];
+    }
+
+    public OpKind kind(final int slot)
+    {
+        return kind[slot];
+    }
+
+    public long request(final int slot)
+    {
+        return request[slot];
+    }
+
+    public int moveCount(final int slot)
+    {
+        return moveCount[slot];
+    }
+
+    /** @return source pool code of a move ({@link #L3} for an L3 key). */
+    public byte srcPool(final int slot, final int move)
+    {
+        return srcPool[slot * maxMoves + move];
+    }
+
+    public int srcSlot(final int slot, final int move)
+    {
+        return srcSlot[slot * maxMoves + move];
+    }
+
+    /** @return destination pool code of a move ({@link #L3} for an L3 key). */
+    public byte dstPool(final int slot, final int move)
+    {
+        return dstPool[slot * maxMoves + move];
+    }
+
+    public int dstSlot(final int slot, final int move)
+    {
+        return dstSlot[slot * maxMoves + move];
+    }
+
+    public long keyHi(final int slot, final int move)
+    {
+        return keyHi[slot * maxMoves + move];
+    }
+
+    public long keyLo(final int slot, final int move)
+    {
+        return keyLo[slot * maxMoves + move];
+    }
+
+    /** Order-independent hash of the ops in flight. */
+    long stateHash()
+    {
+        long h = nextId;
+        for (int s = 0; s < maxOps; s++)
+        {
+            if (kind[s] != null)
+            {
+                long x = RequestTable.mix(id[s] ^ ((long)kind[s].value() << 56) ^ ((long)state[s] << 48));
+                x = RequestTable.mix(x ^ request[s] ^ ((long)node[s] << 32));
+                final int base = s * maxMoves;
+                for (int i = 0; i < moveCount[s]; i++)
+                {
+                    x = RequestTable.mix(x ^ srcPool[base + i] ^ ((long)srcSlot[base + i] << 8) ^
+                        ((long)dstPool[base + i] << 40) ^ ((long)dstSlot[base + i] << 16));
+                }
+                h += x;
+            }
+        }
+        return h;
+    }
+}

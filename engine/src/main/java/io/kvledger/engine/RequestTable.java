@@ -1,0 +1,209 @@
+package io.kvledger.engine;
+
+import io.kvledger.journal.codec.RequestState;
+import org.agrona.collections.Long2LongHashMap;
+
+/**
+ * Live requests in preallocated column arrays indexed by a request slot; request ids map to slots through a
+ * primitive map. Fingerprints and the device KV page of every page live in per-slot ranges of two arenas.
+ * Engine thread only; allocation-free after construction. Slots are handed out lowest-free-first so the same
+ * input sequence always gives the same slots.
+ */
+final class RequestTable
+{
+    static final int NONE = -1;
+    private static final int HOLD_EXTRA = 4;
+
+    private final int maxRequests;
+    private final int maxPages;
+    private final Long2LongHashMap slotById;
+    private final int[] freeSlots;
+    private int freeTop;
+
+    final long[] id;
+    final RequestState[] state;
+    final long[] fpHi;
+    final long[] fpLo;
+    final int[] pageIds;
+    final int[] pages;
+    final int[] tailTokens;
+    final long[] maxNewTokens;
+    final long[] arrivalNs;
+    /** First page the L3 query covers (the usable device prefix at arrival). */
+    final int[] queryStart;
+    final long[] queryOp;
+    final long[] fetchOp;
+    /** Staged hold: pages [holdStart, holdStart + holdPages) sit in host staging owned by the request. */
+    final int[] holdStart;
+    final int[] holdPages;
+    /** Hit waiting for staging: [parkStart, parkStart + parkPages). */
+    final int[] parkStart;
+    final int[] parkPages;
+    final int[] deferCount;
+    final long[] loadOp;
+    final long[] cowOp;
+    /** Pages whose device page id in {@link #pageIds} is valid: [0, prefix) are tree pages, the rest own pages. */
+    final int[] validPages;
+    /** Pages already cached in the tree by this request (chunk progress). */
+    final int[] cachedPages;
+    final int[] lockedNode;
+    final long[] lockReceipt;
+    /** Host staging slots of the hold (or of the fetch that became it), in page order, recurrent states last. */
+    final byte[] holdSlotPool;
+    final int[] holdSlot;
+    final int[] holdSlotCount;
+
+    RequestTable(final int maxRequests, final int maxPages)
+    {
+        this.maxRequests = maxRequests;
+        this.maxPages = maxPages;
+        slotById = new Long2LongHashMap(maxRequests * 2, 0.5f, NONE);
+        freeSlots = new int[maxRequests];
+        for (int i = 0; i < maxRequests; i++)
+        {
+            freeSlots[i] = maxRequests - 1 - i;
+        }
+        freeTop = maxRequests;
+        id = new long[maxRequests];
+        state = new RequestState[maxRequests];
+        fpHi = new long[maxRequests * maxPages];
+        fpLo = new long[maxRequests * maxPages];
+        pageIds = new int[maxRequests * maxPages];
+        pages = new int[maxRequests];
+        tailTokens = new int[maxRequests];
+        maxNewTokens = new long[maxRequests];
+        arrivalNs = new long[maxRequests];
+        queryStart = new int[maxRequests];
+        queryOp = new long[maxRequests];
+        fetchOp = new long[maxRequests];
+        holdStart = new int[maxRequests];
+        holdPages = new int[maxRequests];
+        parkStart = new int[maxRequests];
+        parkPages = new int[maxRequests];
+        deferCount = new int[maxRequests];
+        loadOp = new long[maxRequests];
+        cowOp = new long[maxRequests];
+        validPages = new int[maxRequests];
+        cachedPages = new int[maxRequests];
+        lockedNode = new int[maxRequests];
+        lockReceipt = new long[maxRequests];
+        holdSlotPool = new byte[maxRequests * (maxPages + HOLD_EXTRA)];
+        holdSlot = new int[maxRequests * (maxPages + HOLD_EXTRA)];
+        holdSlotCount = new int[maxRequests];
+    }
+
+    int maxPages()
+    {
+        return maxPages;
+    }
+
+    int capacity()
+    {
+        return maxRequests;
+    }
+
+    /** @return the slot of a live request id, or {@link #NONE}. */
+    int slotOf(final long requestId)
+    {
+        return (int)slotById.get(requestId);
+    }
+
+    boolean full()
+    {
+        return freeTop == 0;
+    }
+
+    int offset(final int slot)
+    {
+        return slot * maxPages;
+    }
+
+    int holdOffset(final int slot)
+    {
+        return slot * (maxPages + HOLD_EXTRA);
+    }
+
+    /** Take a slot for a new request id; the caller checked {@link #full()} and that the id is new. */
+    int add(final long requestId)
+    {
+        final int slot = freeSlots[--freeTop];
+        slotById.put(requestId, slot);
+        id[slot] = requestId;
+        state[slot] = RequestState.WAITING;
+        pages[slot] = 0;
+        tailTokens[slot] = 0;
+        maxNewTokens[slot] = 0;
+        arrivalNs[slot] = 0;
+        queryStart[slot] = 0;
+        queryOp[slot] = NONE;
+        fetchOp[slot] = NONE;
+        holdStart[slot] = 0;
+        holdPages[slot] = 0;
+        parkStart[slot] = 0;
+        parkPages[slot] = 0;
+        deferCount[slot] = 0;
+        loadOp[slot] = NONE;
+        cowOp[slot] = NONE;
+        validPages[slot] = 0;
+        cachedPages[slot] = 0;
+        lockedNode[slot] = NONE;
+        lockReceipt[slot] = NONE;
+        holdSlotCount[slot] = 0;
+        return slot;
+    }
+
+    /** Release a slot once the request is finished or aborted and nothing refers to it any more. */
+    void remove(final int slot)
+    {
+        slotById.remove(id[slot]);
+        id[slot] = NONE;
+        state[slot] = null;
+        freeSlots[freeTop++] = slot;
+    }
+
+    /** @return number of live requests. */
+    int size()
+    {
+        return maxRequests - freeTop;
+    }
+
+    /** @return whether the slot holds a live request. */
+    boolean live(final int slot)
+    {
+        return state[slot] != null;
+    }
+
+    /** Order-independent hash of the live requests' ids, states and holdings. */
+    long stateHash()
+    {
+        long h = 0;
+        for (int s = 0; s < maxRequests; s++)
+        {
+            if (state[s] != null)
+            {
+                long x = id[s] * 0x9E3779B97F4A7C15L;
+                x = mix(x ^ state[s].value());
+                x = mix(x ^ pages[s]);
+                x = mix(x ^ holdStart[s] ^ ((long)holdPages[s] << 20));
+                x = mix(x ^ deferCount[s] ^ ((long)validPages[s] << 24) ^ ((long)cachedPages[s] << 44));
+                x = mix(x ^ loadOp[s] ^ (cowOp[s] << 32));
+                x = mix(x ^ lockedNode[s]);
+                final int off = offset(s);
+                for (int i = 0; i < validPages[s]; i++)
+                {
+                    x = mix(x ^ pageIds[off + i]);
+                }
+                h += x;
+            }
+        }
+        return h;
+    }
+
+    static long mix(final long value)
+    {
+        long z = value + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,482 @@
+package io.kvledger.engine.device;
+
+import io.kvledger.journal.codec.Pool;
+
+/**
+ * Sizes and fault-injection settings of a device backend: slot counts per pool, bytes per KV page and per Mamba
+ * state, the copy batches, and the seeded copy delay and failure injection of the host backend.
+ * <p>
+ * A mutable, fluent settings object in the style of an Aeron {@code Context}; the defaults make a small demo
+ * (4 KiB pages, 16 KiB states, 256 pages and 16 states per tier). Filled on one thread, then handed to a backend
+ * constructor, which validates it and copies what it needs.
+ */
+public final class DeviceConfig
+{
+    /** Default number of device KV pages. */
+    public static final int DEVICE_KV_PAGES_DEFAULT = 256;
+    /** Default number of device Mamba slots. */
+    public static final int DEVICE_MAMBA_SLOTS_DEFAULT = 16;
+    /** Default number of host staging KV pages. */
+    public static final int HOST_KV_PAGES_DEFAULT = 256;
+    /** Default number of host staging Mamba slots. */
+    public static final int HOST_MAMBA_SLOTS_DEFAULT = 16;
+    /** Default bytes of one KV page. */
+    public static final int KV_PAGE_BYTES_DEFAULT = 4 * 1024;
+    /** Default bytes of one Mamba state. */
+    public static final int MAMBA_STATE_BYTES_DEFAULT = 16 * 1024;
+    /** Default most copies in one batch. */
+    public static final int MAX_COPIES_PER_BATCH_DEFAULT = 1024;
+    /** Default number of preallocated copy batches (the most batches in flight). */
+    public static final int BATCH_COUNT_DEFAULT = 64;
+
+    private int deviceKvPages = DEVICE_KV_PAGES_DEFAULT;
+    private int deviceMambaSlots = DEVICE_MAMBA_SLOTS_DEFAULT;
+    private int hostKvPages = HOST_KV_PAGES_DEFAULT;
+    private int hostMambaSlots = HOST_MAMBA_SLOTS_DEFAULT;
+    private int kvPageBytes = KV_PAGE_BYTES_DEFAULT;
+    private int mambaStateBytes = MAMBA_STATE_BYTES_DEFAULT;
+    private int maxCopiesPerBatch = MAX_COPIES_PER_BATCH_DEFAULT;
+    private int batchCount = BATCH_COUNT_DEFAULT;
+    private long copyDelayMinNs;
+    private long copyDelayMaxNs;
+    private double failureProbability;
+    private long seed;
+    private int cudaDevice;
+
+    /**
+     * Device KV pages.
+     *
+     * @return the number of device KV pages.
+     */
+    public int deviceKvPages()
+    {
+        return deviceKvPages;
+    }
+
+    /**
+     * Set the number of device KV pages.
+     *
+     * @param deviceKvPages number of pages.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig deviceKvPages(final int deviceKvPages)
+    {
+        this.deviceKvPages = deviceKvPages;
+        return this;
+    }
+
+    /**
+     * Device Mamba slots.
+     *
+     * @return the number of device Mamba slots.
+     */
+    public int deviceMambaSlots()
+    {
+        return deviceMambaSlots;
+    }
+
+    /**
+     * Set the number of device Mamba slots.
+     *
+     * @param deviceMambaSlots number of slots.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig deviceMambaSlots(final int deviceMambaSlots)
+    {
+        this.deviceMambaSlots = deviceMambaSlots;
+        return this;
+    }
+
+    /**
+     * Host staging KV pages.
+     *
+     * @return the number of host staging KV pages.
+     */
+    public int hostKvPages()
+    {
+        return hostKvPages;
+    }
+
+    /**
+     * Set the number of host staging KV pages.
+     *
+     * @param hostKvPages number of pages.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig hostKvPages(final int hostKvPages)
+    {
+        this.hostKvPages = hostKvPages;
+        return this;
+    }
+
+    /**
+     * Host staging Mamba slots.
+     *
+     * @return the number of host staging Mamba slots.
+     */
+    public int hostMambaSlots()
+    {
+        return hostMambaSlots;
+    }
+
+    /**
+     * Set the number of host staging Mamba slots.
+     *
+     * @param hostMambaSlots number of slots.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig hostMambaSlots(final int hostMambaSlots)
+    {
+        this.hostMambaSlots = hostMambaSlots;
+        return this;
+    }
+
+    /**
+     * Slots of a pool.
+     *
+     * @param pool which pool.
+     * @return the configured slot count of that pool.
+     */
+    public int slotCount(final Pool pool)
+    {
+        switch (pool)
+        {
+            case DEVICE_KV:
+                return deviceKvPages;
+            case DEVICE_MAMBA:
+                return deviceMambaSlots;
+            case HOST_KV:
+                return hostKvPages;
+            case HOST_MAMBA:
+                return hostMambaSlots;
+            default:
+                throw new IllegalArgumentException("no such pool: " + pool);
+        }
+    }
+
+    /**
+     * Set the slot count of a pool.
+     *
+     * @param pool  which pool.
+     * @param count number of slots.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig slotCount(final Pool pool, final int count)
+    {
+        switch (pool)
+        {
+            case DEVICE_KV:
+                deviceKvPages = count;
+                break;
+            case DEVICE_MAMBA:
+                deviceMambaSlots = count;
+                break;
+            case HOST_KV:
+                hostKvPages = count;
+                break;
+            case HOST_MAMBA:
+                hostMambaSlots = count;
+                break;
+            default:
+                throw new IllegalArgumentException("no such pool: " + pool);
+        }
+        return this;
+    }
+
+    /**
+     * Bytes of one slot of a pool: {@link #kvPageBytes()} for KV pools, {@link #mambaStateBytes()} for Mamba pools.
+     *
+     * @param pool which pool.
+     * @return bytes per slot.
+     */
+    public int slotBytes(final Pool pool)
+    {
+        switch (pool)
+        {
+            case DEVICE_KV:
+            case HOST_KV:
+                return kvPageBytes;
+            case DEVICE_MAMBA:
+            case HOST_MAMBA:
+                return mambaStateBytes;
+            default:
+                throw new IllegalArgumentException("no such pool: " + pool);
+        }
+    }
+
+    /**
+     * Bytes of one KV page (all layers of one page).
+     *
+     * @return bytes per KV page.
+     */
+    public int kvPageBytes()
+    {
+        return kvPageBytes;
+    }
+
+    /**
+     * Set the bytes of one KV page.
+     *
+     * @param kvPageBytes a positive multiple of 8.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kvPageBytes(final int kvPageBytes)
+    {
+        this.kvPageBytes = kvPageBytes;
+        return this;
+    }
+
+    /**
+     * Bytes of one Mamba state (all layers of one recurrent state).
+     *
+     * @return bytes per Mamba state.
+     */
+    public int mambaStateBytes()
+    {
+        return mambaStateBytes;
+    }
+
+    /**
+     * Set the bytes of one Mamba state.
+     *
+     * @param mambaStateBytes a positive multiple of 8.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig mambaStateBytes(final int mambaStateBytes)
+    {
+        this.mambaStateBytes = mambaStateBytes;
+        return this;
+    }
+
+    /**
+     * Most copies one batch can hold.
+     *
+     * @return the capacity of every copy batch.
+     */
+    public int maxCopiesPerBatch()
+    {
+        return maxCopiesPerBatch;
+    }
+
+    /**
+     * Set the most copies one batch can hold.
+     *
+     * @param maxCopiesPerBatch capacity of every copy batch.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig maxCopiesPerBatch(final int maxCopiesPerBatch)
+    {
+        this.maxCopiesPerBatch = maxCopiesPerBatch;
+        return this;
+    }
+
+    /**
+     * Preallocated copy batches: the most batches claimed or in flight at once.
+     *
+     * @return the number of copy batches.
+     */
+    public int batchCount()
+    {
+        return batchCount;
+    }
+
+    /**
+     * Set the number of preallocated copy batches.
+     *
+     * @param batchCount number of batches.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig batchCount(final int batchCount)
+    {
+        this.batchCount = batchCount;
+        return this;
+    }
+
+    /**
+     * Shortest injected delay before a batch is copied.
+     *
+     * @return the minimum delay in nanoseconds.
+     */
+    public long copyDelayMinNs()
+    {
+        return copyDelayMinNs;
+    }
+
+    /**
+     * Longest injected delay before a batch is copied.
+     *
+     * @return the maximum delay in nanoseconds.
+     */
+    public long copyDelayMaxNs()
+    {
+        return copyDelayMaxNs;
+    }
+
+    /**
+     * Set the range of the seeded delay before each batch is copied; 0..0 (the default) means none.
+     *
+     * @param minNs shortest delay in nanoseconds.
+     * @param maxNs longest delay in nanoseconds.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig copyDelayNs(final long minNs, final long maxNs)
+    {
+        this.copyDelayMinNs = minNs;
+        this.copyDelayMaxNs = maxNs;
+        return this;
+    }
+
+    /**
+     * Probability that a batch fails (seeded injection).
+     *
+     * @return a probability in [0, 1].
+     */
+    public double failureProbability()
+    {
+        return failureProbability;
+    }
+
+    /**
+     * Set the probability that a batch fails; a failed batch reports {@code ok = false} and leaves its destinations
+     * unwritten or partly written.
+     *
+     * @param failureProbability a probability in [0, 1]; 0 (the default) means none.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig failureProbability(final double failureProbability)
+    {
+        this.failureProbability = failureProbability;
+        return this;
+    }
+
+    /**
+     * Seed of the delay and failure injection.
+     *
+     * @return the seed.
+     */
+    public long seed()
+    {
+        return seed;
+    }
+
+    /**
+     * Set the seed of the delay and failure injection; the same seed and submission order give the same faults.
+     *
+     * @param seed the seed.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig seed(final long seed)
+    {
+        this.seed = seed;
+        return this;
+    }
+
+    /**
+     * CUDA device ordinal used by the cuda backend.
+     *
+     * @return the device ordinal.
+     */
+    public int cudaDevice()
+    {
+        return cudaDevice;
+    }
+
+    /**
+     * Set the CUDA device ordinal used by the cuda backend.
+     *
+     * @param cudaDevice device ordinal, 0 for the first GPU.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig cudaDevice(final int cudaDevice)
+    {
+        this.cudaDevice = cudaDevice;
+        return this;
+    }
+
+    /**
+     * Bytes of a whole pool.
+     *
+     * @param pool which pool.
+     * @return slot count times slot bytes.
+     */
+    public long poolBytes(final Pool pool)
+    {
+        return (long)slotCount(pool) * slotBytes(pool);
+    }
+
+    /**
+     * Check every setting, throwing on the first one out of range.
+     *
+     * @return this for a fluent style.
+     * @throws IllegalArgumentException naming the bad setting.
+     */
+    public DeviceConfig validate()
+    {
+        requireCount("deviceKvPages", deviceKvPages);
+        requireCount("deviceMambaSlots", deviceMambaSlots);
+        requireCount("hostKvPages", hostKvPages);
+        requireCount("hostMambaSlots", hostMambaSlots);
+        requireSlotBytes("kvPageBytes", kvPageBytes);
+        requireSlotBytes("mambaStateBytes", mambaStateBytes);
+        if (maxCopiesPerBatch < 1)
+        {
+            throw new IllegalArgumentException("maxCopiesPerBatch must be >= 1: " + maxCopiesPerBatch);
+        }
+        if (batchCount < 1)
+        {
+            throw new IllegalArgumentException("batchCount must be >= 1: " + batchCount);
+        }
+        if (copyDelayMinNs < 0 || copyDelayMaxNs < copyDelayMinNs)
+        {
+            throw new IllegalArgumentException("copy delay range must satisfy 0 <= min <= max: " +
+                copyDelayMinNs + ".." + copyDelayMaxNs);
+        }
+        if (!(failureProbability >= 0.0 && failureProbability <= 1.0))
+        {
+            throw new IllegalArgumentException("failureProbability must be in [0, 1]: " + failureProbability);
+        }
+        if (cudaDevice < 0)
+        {
+            throw new IllegalArgumentException("cudaDevice must be >= 0: " + cudaDevice);
+        }
+        return this;
+    }
+
+    /**
+     * A one-line summary of the settings.
+     *
+     * @return the settings as text.
+     */
+    public String toString()
+    {
+        return "DeviceConfig{deviceKvPages=" + deviceKvPages +
+            ", deviceMambaSlots=" + deviceMambaSlots +
+            ", hostKvPages=" + hostKvPages +
+            ", hostMambaSlots=" + hostMambaSlots +
+            ", kvPageBytes=" + kvPageBytes +
+            ", mambaStateBytes=" + mambaStateBytes +
+            ", maxCopiesPerBatch=" + maxCopiesPerBatch +
+            ", batchCount=" + batchCount +
+            ", copyDelayNs=" + copyDelayMinNs + ".." + copyDelayMaxNs +
+            ", failureProbability=" + failureProbability +
+            ", seed=" + seed +
+            ", cudaDevice=" + cudaDevice +
+            '}';
+    }
+
+    private static void requireCount(final String name, final int count)
+    {
+        if (count < 0)
+        {
+            throw new IllegalArgumentException(name + " must be >= 0: " + count);
+        }
+    }
+
+    private static void requireSlotBytes(final String name, final int bytes)
+    {
+        if (bytes < 8 || (bytes & 7) != 0)
+        {
+            throw new IllegalArgumentException(name + " must be a positive multiple of 8: " + bytes);
+        }
+    }
+}
