@@ -295,7 +295,7 @@ public final class CacheStateMachine
             case ACK: result = onAck(in); break;
             case CHUNK: result = onCache(in, false); break;
             case FINISH: result = onCache(in, true); break;
-            case TICK: result = onTick(); break;
+            case TICK: result = onTick(in); break;
             default: result = ResultCode.REQUEST_STATE;
         }
         counters.onApplied(in.type(), result, effectList);
@@ -342,6 +342,10 @@ public final class CacheStateMachine
         if (pages - usable >= Math.max(1, config.prefetchThresholdPages()) && !ops.full())
         {
             final int o = ops.add(OpKind.QUERY, requestId);
+            for (int i = usable; i < pages; i++)
+            {
+                ops.addMove(o, OpTable.L3, NONE, (byte)NONE, NONE, requests.fpHi[off + i], requests.fpLo[off + i]);
+            }
             requests.queryOp[r] = ops.id[o];
             effects.opQueued(ops.id[o], OpKind.QUERY, requestId, 0, pages - usable);
             ops.state[o] = OpTable.LAUNCHED;
@@ -1478,8 +1482,13 @@ public final class CacheStateMachine
 
     // ------------------------------------------------------------------------------------------------ tick
 
-    private int onTick()
+    /** Time passes: value1 > 0 asks to evict up to that many unlocked device pages (Long.MAX_VALUE: flush). */
+    private int onTick(final InputRecord in)
     {
+        if (in.value1() > 0)
+        {
+            tree.evictPages((int)Math.min(in.value1(), Integer.MAX_VALUE), ignoreOpLocks);
+        }
         drainParkedHits();
         return ResultCode.OK;
     }

@@ -120,7 +120,8 @@ public final class CudaSelfCheck
         int mismatches = 0;
         for (int i = 0; i < pages; i++)
         {
-            if (backend.digest(Pool.HOST_KV, pages + i) != expected[i] || backend.digest(Pool.DEVICE_KV, i) != expected[i])
+            if (backend.digest(Pool.HOST_KV, pages + i) != expected[i] ||
+                backend.digest(Pool.DEVICE_KV, i) != expected[i])
             {
                 mismatches++;
             }
@@ -226,7 +227,8 @@ public final class CudaSelfCheck
             {
                 final double h2d = bandwidth(host, device, stream, bytes, true);
                 final double d2h = bandwidth(host, device, stream, bytes, false);
-                out.printf("INFO pinned bandwidth %s copies: H2D %.1f GB/s, D2H %.1f GB/s%n", Sizes.bytes(bytes), h2d, d2h);
+                out.printf("INFO pinned bandwidth %s copies: H2D %.1f GB/s, D2H %.1f GB/s%n",
+                    Sizes.bytes(bytes), h2d, d2h);
             }
             verdict(true, "bandwidth", "measured");
         }

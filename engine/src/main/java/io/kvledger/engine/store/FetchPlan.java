@@ -1,12 +1,12 @@
 package io.kvledger.engine.store;
 
 /**
- * A reusable list of pages (fingerprint and destination HOST_KV staging slot) and an optional Mamba state (fingerprint
- * and destination HOST_MAMBA slot) to read from the L3 store into host staging memory.
+ * A reusable list of pages (fingerprint and destination HOST_KV staging slot) and an optional Mamba state
+ * (fingerprint and destination HOST_MAMBA slot) to read from the L3 store into host staging memory.
  * <p>
  * Preallocated by the store and claimed with {@link L3Store#claimFetch()}; thread ownership: the claiming thread
- * (the engine's dispatch thread) fills it, {@link L3Store#fetch(long, FetchPlan)} hands it to the I/O thread, which clears
- * it and returns it to the store's pool before reporting the completion. Allocation-free.
+ * (the engine's dispatch thread) fills it, {@link L3Store#fetch(long, FetchPlan)} hands it to the I/O thread,
+ * which clears it and returns it to the store's pool before reporting the completion. Allocation-free.
  */
 public final class FetchPlan extends StorePlan
 {

@@ -1,12 +1,12 @@
 package io.kvledger.engine.store;
 
 /**
- * A reusable list of pages (fingerprint and source HOST_KV staging slot) and an optional Mamba state (fingerprint and
- * source HOST_MAMBA slot) to store from host staging memory into the L3 store.
+ * A reusable list of pages (fingerprint and source HOST_KV staging slot) and an optional Mamba state
+ * (fingerprint and source HOST_MAMBA slot) to store from host staging memory into the L3 store.
  * <p>
  * Preallocated by the store and claimed with {@link L3Store#claimWrite()}; thread ownership: the claiming thread
- * (the engine's dispatch thread) fills it, {@link L3Store#write(long, WritePlan)} hands it to the I/O thread, which clears
- * it and returns it to the store's pool before reporting the completion. Allocation-free.
+ * (the engine's dispatch thread) fills it, {@link L3Store#write(long, WritePlan)} hands it to the I/O thread,
+ * which clears it and returns it to the store's pool before reporting the completion. Allocation-free.
  */
 public final class WritePlan extends StorePlan
 {

@@ -120,6 +120,8 @@ public final class RadixTree
 
     private final boolean[] pageMark;
     private final boolean[] nodeFlag;
+    private final boolean[] blockedBelow;
+    private final int[] deletedChildren;
     private final int[] scratchA;
     private final int[] scratchB;
     private final int[] scratchC;
@@ -218,6 +220,8 @@ public final class RadixTree
         receiptSlots = new Long2LongHashMap(Math.max(16, maxReceipts * 2), 0.6f, -1L);
 
         nodeFlag = new boolean[maxNodes];
+        blockedBelow = new boolean[maxNodes];
+        deletedChildren = new int[maxNodes];
         scratchA = new int[maxNodes];
         scratchB = new int[maxNodes];
         scratchC = new int[maxNodes];
@@ -314,16 +318,17 @@ public final class RadixTree
      * those pages, the node keeps the rest, its children and its Mamba state. The new parent copies the node's
      * FULL and op lock counts (its subtree holds the same locks), has MAMBA lock 0, no Mamba state and the node's
      * last access. Records NODE_SPLIT, then the SLOT_TRANSITIONs NODE(node) to NODE(new parent) of the moved
-     * pages. A loading node cannot be split (its load would leave the new parent marked forever).
+     * pages. Splitting a loading node (possible only on the fault path, after a match that includes loading
+     * nodes) marks the new parent with the same load, and clearing the node's mark clears it there too.
      *
      * @param node          to split; must not be the root.
      * @param pagesIntoNode 1 .. pageCount(node) - 1.
      * @return the new parent node, or {@link #NO_NODE} when the node pool is exhausted (nothing changes).
-     * @throws IllegalArgumentException for the root, a dead or loading node, or a split point out of range.
+     * @throws IllegalArgumentException for the root, a dead node, or a split point out of range.
      */
     public int split(final int node, final int pagesIntoNode)
     {
-        if (!live(node) || ROOT == node || NO_OP != loadingOp[node])
+        if (!live(node) || ROOT == node)
         {
             throw new IllegalArgumentException("cannot split node " + node);
         }
@@ -364,6 +369,7 @@ public final class RadixTree
         fullLocks[newParent] = fullLocks[node];
         opLocks[newParent] = opLocks[node];
         lastAccess[newParent] = lastAccess[node];
+        loadingOp[newParent] = loadingOp[node];
 
         firstPage[node] = newFirst;
         pageCount[node] -= k;
@@ -749,8 +755,9 @@ public final class RadixTree
     // ------------------------------------------------------------------------------------------------------------
 
     /**
-     * Mark a node as being filled by an in-flight load, or clear the mark. Clearing the mark of a node that is no
-     * longer live (the load's node was already deleted) does nothing.
+     * Mark a node as being filled by an in-flight load, or clear the mark. Clearing also clears the ancestors
+     * marked with the same load (the upper halves of a loading node split on the fault path). Clearing the mark
+     * of a node that is no longer live (the load's node was already deleted) does nothing.
      *
      * @param node node.
      * @param op   the load op id, or -1 to clear.
@@ -765,6 +772,16 @@ public final class RadixTree
                 return;
             }
             throw new IllegalArgumentException("cannot mark node " + node + " loading");
+        }
+        if (NO_OP == op)
+        {
+            final long previous = loadingOp[node];
+            int n = node;
+            while (ROOT != n && NO_OP != previous && previous == loadingOp[n])
+            {
+                loadingOp[n] = NO_OP;
+                n = parent[n];
+            }
         }
         loadingOp[node] = op;
     }
@@ -962,12 +979,12 @@ public final class RadixTree
         int node = lruHead;
         while (NIL != node)
         {
-            final boolean blocked = nodeFlag[node] || NO_OP != loadingOp[node] || fullLocks[node] > 0 ||
+            final boolean blocked = blockedBelow[node] || NO_OP != loadingOp[node] || fullLocks[node] > 0 ||
                 mambaLocks[node] > 0;
-            nodeFlag[node] = false;
+            blockedBelow[node] = false;
             if (blocked)
             {
-                nodeFlag[parent[node]] = true;
+                blockedBelow[parent[node]] = true;
             }
             else
             {
@@ -975,7 +992,7 @@ public final class RadixTree
             }
             node = lruNext[node];
         }
-        nodeFlag[ROOT] = false;
+        blockedBelow[ROOT] = false;
         return total;
     }
 
@@ -994,14 +1011,14 @@ public final class RadixTree
         {
             if (mambaCandidate(node, false))
             {
-                if (childCount[node] - scratchA[node] > 0)
+                if (childCount[node] - deletedChildren[node] > 0)
                 {
                     total++;
                 }
                 else if (fullLocks[node] <= 0)
                 {
                     total++;
-                    scratchA[parent[node]]++;
+                    deletedChildren[parent[node]]++;
                 }
             }
             node = mambaNext[node];
@@ -1009,7 +1026,7 @@ public final class RadixTree
         node = mambaHead;
         while (NIL != node)
         {
-            scratchA[parent[node]] = 0;
+            deletedChildren[parent[node]] = 0;
             node = mambaNext[node];
         }
         return total;

@@ -1,0 +1,41 @@
+package io.kvledger.engine.sim;
+
+/**
+ * What the engine answered to one input, as the serving loop needs it: the result code and, for a live
+ * request, where its data lives (working and tracking state slots, its device pages) and which load or copy it
+ * waits for. Reused; filled by the engine side right after the input was applied.
+ */
+public final class Decision
+{
+    public int resultCode;
+    public boolean live;
+    public long loadOp = -1;
+    public long cowOp = -1;
+    public int workingSlot = -1;
+    public int trackingSlot = -1;
+    public int validPages;
+    /** Prefix pages the request resumes from, when the input admitted it. */
+    public int prefixPages;
+    public final int[] pageIds;
+
+    /**
+     * @param maxPages most pages a request can have.
+     */
+    public Decision(final int maxPages)
+    {
+        pageIds = new int[maxPages];
+    }
+
+    /** Forget the last answer. */
+    public void clear()
+    {
+        resultCode = 0;
+        live = false;
+        loadOp = -1;
+        cowOp = -1;
+        workingSlot = -1;
+        trackingSlot = -1;
+        validPages = 0;
+        prefixPages = 0;
+    }
+}

@@ -1,0 +1,46 @@
+package io.kvledger.engine.sim;
+
+import io.kvledger.journal.InputRecord;
+
+/**
+ * How the serving loop talks to a controller: the deterministic simulation applies inputs in the same thread,
+ * the live runtime publishes them to its ring and waits for the answer. Serving thread only.
+ */
+public interface EnginePort
+{
+    /**
+     * Submit one input and wait until it is applied and journaled; the port stamps its sequence and timestamp.
+     *
+     * @param in       the input.
+     * @param decision filled with the answer for the input's request.
+     * @return the result code.
+     */
+    int submit(InputRecord in, Decision decision);
+
+    /**
+     * Let time pass: deliver completions that are due (simulation) or that have arrived (live), telling the
+     * listener of finished loads and copies.
+     *
+     * @param listener told of finished loads and copies.
+     */
+    void pump(OpListener listener);
+
+    /** @return the clock the serving loop runs on, in nanoseconds. */
+    long nowNs();
+
+    /** @return slot memory as the serving loop sees it. */
+    DataPlane dataPlane();
+
+    /** @return whether any operation is still in flight. */
+    boolean busy();
+
+    /** Told when a load or copy-on-write finished. */
+    interface OpListener
+    {
+        /**
+         * @param op op id.
+         * @param ok whether it succeeded.
+         */
+        void onOpDone(long op, boolean ok);
+    }
+}

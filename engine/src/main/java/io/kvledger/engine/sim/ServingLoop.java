@@ -1,0 +1,461 @@
+package io.kvledger.engine.sim;
+
+import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.ingress.Fingerprinter;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.codec.Pool;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * A model inference server driving the controller: requests arrive, each scheduling pass admits what fits,
+ * admitted requests wait for their load or copy, compute their pages chunk by chunk (writing real content into
+ * the slots the controller gave them, after checking what they read), and finish. The same loop runs against the
+ * deterministic simulation and the live runtime through an {@link EnginePort}.
+ * <p>
+ * Data-plane check: before a request reads its prefix (KV pages and recurrent state) it compares their digests
+ * with the content the prefix must hold, and before every later step it checks that its working state still
+ * holds what it wrote. A mismatch is corruption; it is counted and reported with the slot.
+ * <p>
+ * Serving thread only; allocates freely (it is the caller, not the engine).
+ */
+public final class ServingLoop implements EnginePort.OpListener
+{
+    /** One detected corruption. */
+    public static final class Mismatch
+    {
+        public final long request;
+        public final Pool pool;
+        public final int slot;
+        public final String what;
+        public final long atNs;
+
+        Mismatch(final long request, final Pool pool, final int slot, final String what, final long atNs)
+        {
+            this.request = request;
+            this.pool = pool;
+            this.slot = slot;
+            this.what = what;
+            this.atNs = atNs;
+        }
+
+        @Override
+        public String toString()
+        {
+            return "digest mismatch: request " + request + " " + pool + ":" + slot + " (" + what + ")";
+        }
+    }
+
+    private static final int WAITING = 0;
+    private static final int ADMITTED = 1;
+
+    private final class Active
+    {
+        final Workload.Spec spec;
+        final int pages;
+        final int tail;
+        final long[] hi;
+        final long[] lo;
+        int state = WAITING;
+        long loadOp = -1;
+        long cowOp = -1;
+        int prefixPages;
+        int computed;
+        boolean verified;
+        long expectedState;
+        int workingSlot = -1;
+        int trackingSlot = -1;
+        int[] pageIds;
+        boolean retracted;
+        int steps;
+
+        Active(final Workload.Spec spec, final long[] hi, final long[] lo, final int pages, final int tail)
+        {
+            this.spec = spec;
+            this.hi = hi;
+            this.lo = lo;
+            this.pages = pages;
+            this.tail = tail;
+        }
+    }
+
+    private final EnginePort port;
+    private final EngineConfig config;
+    private final Workload workload;
+    private final Fingerprinter fingerprinter;
+    private final InputRecord input;
+    private final Decision decision;
+    private final SplittableRandom random;
+    private final DataPlane data;
+    private final ArrayDeque<Active> waiting = new ArrayDeque<>();
+    private final List<Active> admitted = new ArrayList<>();
+    private final Map<Long, Active> byLoad = new HashMap<>();
+    private final List<Mismatch> mismatches = new ArrayList<>();
+    private final long[] scratchHi;
+    private final long[] scratchLo;
+    private final RunSummary summary = new RunSummary();
+    private ProgressListener progress;
+
+    /** Told after every step, for a progress line. */
+    public interface ProgressListener
+    {
+        /**
+         * @param phase    phase name.
+         * @param finished requests finished so far.
+         * @param total    requests in the workload.
+         */
+        void onProgress(String phase, long finished, long total);
+    }
+
+    /**
+     * @param port     the controller.
+     * @param config   its configuration (page size, request limits).
+     * @param workload what to serve.
+     */
+    public ServingLoop(final EnginePort port, final EngineConfig config, final Workload workload)
+    {
+        this.port = port;
+        this.config = config;
+        this.workload = workload;
+        fingerprinter = new Fingerprinter(config.pageSize());
+        input = new InputRecord(config.maxRequestPages());
+        decision = new Decision(config.maxRequestPages());
+        random = new SplittableRandom(workload.options().seed ^ 0x5E4E_0001L);
+        data = port.dataPlane();
+        scratchHi = new long[config.maxRequestPages() + 1];
+        scratchLo = new long[config.maxRequestPages() + 1];
+    }
+
+    /**
+     * @param listener told after every step.
+     * @return this.
+     */
+    public ServingLoop progress(final ProgressListener listener)
+    {
+        this.progress = listener;
+        return this;
+    }
+
+    /** @return corruption found by the data-plane check. */
+    public List<Mismatch> mismatches()
+    {
+        return mismatches;
+    }
+
+    /** @return what the run did (the serving side's view). */
+    public RunSummary summary()
+    {
+        return summary;
+    }
+
+    /**
+     * Serve the whole workload, phase by phase, then wait for every operation to drain.
+     *
+     * @return the summary.
+     */
+    public RunSummary run()
+    {
+        final long total = workload.requestCount();
+        for (final Workload.Phase phase : workload.phases())
+        {
+            if (phase.flushFirst)
+            {
+                submit(input.reset().type(InputType.TICK).value1(Long.MAX_VALUE));
+            }
+            final Iterator<Workload.Spec> arrivals = phase.specs.iterator();
+            int idle = 0;
+            while (arrivals.hasNext() || !waiting.isEmpty() || !admitted.isEmpty())
+            {
+                final int perStep = workload.options().arrivalsPerStep <= 0 ?
+                    Integer.MAX_VALUE : workload.options().arrivalsPerStep;
+                for (int i = 0; i < perStep && arrivals.hasNext(); i++)
+                {
+                    arrive(arrivals.next());
+                }
+                final long before = summary.finished + summary.aborted;
+                step();
+                if (progress != null)
+                {
+                    progress.onProgress(phase.name, summary.finished + summary.aborted, total);
+                }
+                idle = summary.finished + summary.aborted == before ? idle + 1 : 0;
+                if (idle > 200_000)
+                {
+                    throw new IllegalStateException("serving loop made no progress for 200000 steps in " + phase.name +
+                        " (waiting " + waiting.size() + ", admitted " + admitted.size() + ")");
+                }
+            }
+            drain();
+        }
+        summary.mismatches = mismatches.size();
+        return summary;
+    }
+
+    private void drain()
+    {
+        int spins = 0;
+        while (port.busy())
+        {
+            port.pump(this);
+            if (++spins > 10_000_000)
+            {
+                throw new IllegalStateException("operations did not drain");
+            }
+        }
+    }
+
+    private int submit(final InputRecord in)
+    {
+        decision.clear();
+        final int result = port.submit(in, decision);
+        summary.inputs++;
+        return result;
+    }
+
+    private void arrive(final Workload.Spec spec)
+    {
+        final int count = spec.tokens.length;
+        final int maxTokens = config.maxRequestPages() * config.pageSize() + config.pageSize() - 1;
+        final int usable = Math.min(count, maxTokens);
+        input.reset().type(InputType.ARRIVE).request(spec.id).value2(spec.maxNewTokens).value3(spec.namespace);
+        final int tail = fingerprinter.fingerprint(spec.namespace, spec.tokens, usable, input);
+        input.value1(tail);
+        final int pages = input.fingerprintCount();
+        final long[] hi = new long[pages];
+        final long[] lo = new long[pages];
+        for (int i = 0; i < pages; i++)
+        {
+            hi[i] = input.fingerprintHi(i);
+            lo[i] = input.fingerprintLo(i);
+        }
+        final int result = submit(input);
+        summary.requests++;
+        if (result == ResultCode.OK)
+        {
+            waiting.add(new Active(spec, hi, lo, pages, tail));
+        }
+    }
+
+    private void step()
+    {
+        port.pump(this);
+        pass();
+        port.pump(this);
+        compute();
+    }
+
+    private void pass()
+    {
+        if (waiting.isEmpty())
+        {
+            return;
+        }
+        final WorkloadOptions o = workload.options();
+        submit(input.reset().type(InputType.PASS_BEGIN).value1(o.maxRunning).value2(Long.MAX_VALUE / 4)
+            .value3((long)o.admitsPerPass * config.maxRequestPages() * config.pageSize())
+            .value4(Long.MAX_VALUE / 4));
+        int admits = 0;
+        final int n = waiting.size();
+        for (int i = 0; i < n && admits < o.admitsPerPass; i++)
+        {
+            final Active a = waiting.poll();
+            final int result = submit(input.reset().type(InputType.ADMIT).request(a.spec.id));
+            if (result == ResultCode.OK && decision.live)
+            {
+                admits++;
+                a.state = ADMITTED;
+                a.loadOp = decision.loadOp;
+                a.cowOp = decision.cowOp;
+                a.prefixPages = decision.prefixPages;
+                take(a);
+                a.computed = a.prefixPages;
+                a.verified = false;
+                if (a.loadOp >= 0)
+                {
+                    byLoad.put(a.loadOp, a);
+                    summary.loads++;
+                }
+                if (a.cowOp >= 0)
+                {
+                    byLoad.put(a.cowOp, a);
+                }
+                if (a.spec.retract && !a.retracted && a.loadOp >= 0)
+                {
+                    a.retracted = true;
+                    final int r = submit(input.reset().type(InputType.RETRACT).request(a.spec.id));
+                    if (r == ResultCode.OK)
+                    {
+                        byLoad.remove(a.loadOp);
+                        byLoad.remove(a.cowOp);
+                        a.state = WAITING;
+                        a.loadOp = -1;
+                        a.cowOp = -1;
+                        waiting.add(a);
+                        summary.retracts++;
+                        continue;
+                    }
+                }
+                admitted.add(a);
+            }
+            else if (decision.live)
+            {
+                waiting.add(a);
+            }
+            else
+            {
+                summary.rejected++;
+            }
+        }
+        submit(input.reset().type(InputType.PASS_END));
+    }
+
+    private void take(final Active a)
+    {
+        a.workingSlot = decision.workingSlot;
+        a.trackingSlot = decision.trackingSlot;
+        if (a.pageIds == null)
+        {
+            a.pageIds = new int[a.pages];
+        }
+        System.arraycopy(decision.pageIds, 0, a.pageIds, 0, Math.min(a.pages, decision.validPages));
+    }
+
+    @Override
+    public void onOpDone(final long op, final boolean ok)
+    {
+        final Active a = byLoad.remove(op);
+        if (a == null)
+        {
+            return;
+        }
+        if (a.loadOp == op)
+        {
+            a.loadOp = -1;
+        }
+        if (a.cowOp == op)
+        {
+            a.cowOp = -1;
+        }
+        if (!ok)
+        {
+            // The controller rolled the admission back; the request recomputes from a later pass.
+            admitted.remove(a);
+            byLoad.remove(a.loadOp);
+            byLoad.remove(a.cowOp);
+            a.state = WAITING;
+            a.loadOp = -1;
+            a.cowOp = -1;
+            waiting.add(a);
+            summary.failedLoads++;
+        }
+    }
+
+    private void compute()
+    {
+        final WorkloadOptions o = workload.options();
+        for (int i = 0; i < admitted.size(); i++)
+        {
+            final Active a = admitted.get(i);
+            if (a.loadOp >= 0 || a.cowOp >= 0)
+            {
+                continue;
+            }
+            if (a.spec.abort && a.computed > a.prefixPages && random.nextInt(4) == 0)
+            {
+                submit(input.reset().type(InputType.ABORT).request(a.spec.id).value1(random.nextInt(16))
+                    .value2(random.nextInt(8)).value3(random.nextInt(2)));
+                admitted.remove(i--);
+                summary.aborted++;
+                continue;
+            }
+            if (!a.verified)
+            {
+                verifyPrefix(a);
+                a.verified = true;
+            }
+            else if (a.workingSlot >= 0 && data.digest(Pool.DEVICE_MAMBA, a.workingSlot) !=
+                data.expectedDigest(Pool.DEVICE_MAMBA, a.expectedState))
+            {
+                mismatch(a, Pool.DEVICE_MAMBA, a.workingSlot, "working state changed under the request");
+                a.expectedState = ContentSeeds.CLEARED_STATE;
+            }
+            final int target = Math.min(a.pages, a.computed + Math.max(1, o.chunkPages));
+            for (int p = a.computed; p < target; p++)
+            {
+                data.fill(Pool.DEVICE_KV, a.pageIds[p], ContentSeeds.kvPage(a.hi[p], a.lo[p]));
+            }
+            a.computed = target;
+            final boolean finish = target >= a.pages;
+            if (target > 0 && a.workingSlot >= 0)
+            {
+                a.expectedState = ContentSeeds.state(a.hi[target - 1], a.lo[target - 1]);
+                data.fill(Pool.DEVICE_MAMBA, a.workingSlot, a.expectedState);
+                if (a.trackingSlot >= 0)
+                {
+                    data.fill(Pool.DEVICE_MAMBA, a.trackingSlot, a.expectedState);
+                }
+            }
+            input.reset().type(finish ? InputType.FINISH : InputType.CHUNK).request(a.spec.id)
+                .value1(target).value2(config.hybrid() && a.trackingSlot < 0 ? 0 : target)
+                .value3(random.nextInt(16)).value4(random.nextInt(8)).value5(random.nextInt(2));
+            final int result = submit(input);
+            if (result != ResultCode.OK)
+            {
+                throw new IllegalStateException("controller refused " + (finish ? "FINISH" : "CHUNK") + " of request " +
+                    a.spec.id + ": " + ResultCode.name(result));
+            }
+            if (finish)
+            {
+                admitted.remove(i--);
+                summary.finished++;
+                summary.computedPages += a.pages - a.prefixPages;
+            }
+            else
+            {
+                take(a);
+            }
+        }
+    }
+
+    private void verifyPrefix(final Active a)
+    {
+        for (int p = 0; p < a.prefixPages; p++)
+        {
+            final int page = a.pageIds[p];
+            if (data.digest(Pool.DEVICE_KV, page) != data.expectedDigest(Pool.DEVICE_KV, ContentSeeds.kvPage(a.hi[p], a.lo[p])))
+            {
+                mismatch(a, Pool.DEVICE_KV, page, "prefix page " + p + " does not hold its content");
+                break;
+            }
+        }
+        if (a.workingSlot < 0)
+        {
+            return;
+        }
+        if (a.prefixPages == 0)
+        {
+            a.expectedState = ContentSeeds.CLEARED_STATE;
+            data.fill(Pool.DEVICE_MAMBA, a.workingSlot, a.expectedState);
+            return;
+        }
+        a.expectedState = ContentSeeds.state(a.hi[a.prefixPages - 1], a.lo[a.prefixPages - 1]);
+        if (data.digest(Pool.DEVICE_MAMBA, a.workingSlot) != data.expectedDigest(Pool.DEVICE_MAMBA, a.expectedState))
+        {
+            mismatch(a, Pool.DEVICE_MAMBA, a.workingSlot, "working state is not the state at page " + a.prefixPages);
+            data.fill(Pool.DEVICE_MAMBA, a.workingSlot, a.expectedState);
+        }
+    }
+
+    private void mismatch(final Active a, final Pool pool, final int slot, final String what)
+    {
+        mismatches.add(new Mismatch(a.spec.id, pool, slot, what, port.nowNs()));
+    }
+}

@@ -1,0 +1,303 @@
+package io.kvledger.engine.sim;
+
+import io.kvledger.engine.CacheStateMachine;
+import io.kvledger.engine.DocumentSink;
+import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.OpTable;
+import io.kvledger.journal.EffectList;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Pool;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+
+/**
+ * The deterministic mode: the controller, the device and the L3 store in one thread on a virtual clock. Each
+ * launched operation completes after a seeded delay, moving content tags exactly as the real data plane moves
+ * bytes, and its completion is applied as an input like any other. The same seed gives the same journal.
+ * <p>
+ * Optionally verifies every structure after every input ({@link #verifyEachInput}), which is what the seeded
+ * tests do.
+ */
+public final class SimulatedPort implements EnginePort
+{
+    private static final long STEP_NS = 250_000L;
+
+    private static final class Completion implements Comparable<Completion>
+    {
+        final long dueNs;
+        final long order;
+        final long op;
+        final OpKind kind;
+        final boolean ok;
+
+        Completion(final long dueNs, final long order, final long op, final OpKind kind, final boolean ok)
+        {
+            this.dueNs = dueNs;
+            this.order = order;
+            this.op = op;
+            this.kind = kind;
+            this.ok = ok;
+        }
+
+        @Override
+        public int compareTo(final Completion o)
+        {
+            final int c = Long.compare(dueNs, o.dueNs);
+            return c != 0 ? c : Long.compare(order, o.order);
+        }
+    }
+
+    /** An L3 key: the 128-bit fingerprint, and whether it names a recurrent state rather than a page. */
+    private record Key(long hi, long lo, boolean state)
+    {
+    }
+
+    private final CacheStateMachine engine;
+    private final DocumentSink sink;
+    private final TagDataPlane data;
+    private final SplittableRandom random;
+    private final double failureRate;
+    private final PriorityQueue<Completion> pending = new PriorityQueue<>();
+    private final Map<Key, Long> store;
+    private final InputRecord completionInput;
+    private final Decision scratchDecision;
+    private long order;
+    private long sequence;
+    private long nowNs;
+    private boolean verifyEachInput;
+    private long movedBytes;
+    private final EngineConfig config;
+
+    /**
+     * @param engine      the controller.
+     * @param sink        where documents go (the journal).
+     * @param seed        seed of delays and failures.
+     * @param failureRate probability that a copy or storage op fails.
+     * @param store       the simulated L3 content (shared between runs to model a store that outlives them).
+     */
+    public SimulatedPort(final CacheStateMachine engine, final DocumentSink sink, final long seed,
+        final double failureRate, final Map<Object, Long> store)
+    {
+        this.engine = engine;
+        this.sink = sink;
+        this.config = engine.config();
+        this.random = new SplittableRandom(seed ^ 0xD15C_0000L);
+        this.failureRate = failureRate;
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        final Map<Key, Long> typed = (Map)(store != null ? store : new HashMap<>());
+        this.store = typed;
+        data = new TagDataPlane(config.deviceKvPages(), config.deviceMambaSlots(), config.hostKvPages(),
+            config.hostMambaSlots());
+        completionInput = new InputRecord(1);
+        scratchDecision = new Decision(config.maxRequestPages());
+    }
+
+    /**
+     * @param verify whether to run every structure's verify() after each input (tests).
+     * @return this.
+     */
+    public SimulatedPort verifyEachInput(final boolean verify)
+    {
+        this.verifyEachInput = verify;
+        return this;
+    }
+
+    /** @return bytes the simulated data plane moved. */
+    public long movedBytes()
+    {
+        return movedBytes;
+    }
+
+    /** @return the controller. */
+    public CacheStateMachine engine()
+    {
+        return engine;
+    }
+
+    @Override
+    public int submit(final InputRecord in, final Decision decision)
+    {
+        in.sequence(++sequence).timestampNs(nowNs);
+        final int result = engine.apply(in);
+        sink.append(in, result, engine.effects());
+        if (verifyEachInput)
+        {
+            try
+            {
+                engine.verify();
+            }
+            catch (final IllegalStateException ex)
+            {
+                throw new IllegalStateException("after input #" + in.sequence() + " " + in.type() + ": " +
+                    ex.getMessage(), ex);
+            }
+        }
+        DecisionFiller.fill(engine, in, result, decision);
+        scheduleLaunched(engine.effects());
+        return result;
+    }
+
+    private void scheduleLaunched(final EffectList effects)
+    {
+        for (int i = 0; i < effects.size(); i++)
+        {
+            if (effects.type(i) == EffectType.OP_LAUNCHED)
+            {
+                final OpKind kind = effects.opKind(i);
+                final long delay = delayNs(kind);
+                final boolean ok = kind == OpKind.QUERY || failureRate <= 0 || random.nextDouble() >= failureRate;
+                pending.add(new Completion(nowNs + delay, order++, effects.id(i), kind, ok));
+            }
+        }
+    }
+
+    private long delayNs(final OpKind kind)
+    {
+        switch (kind)
+        {
+            case QUERY: return 200_000 + random.nextLong(600_000);
+            case FETCH: return 1_000_000 + random.nextLong(3_000_000);
+            case LOAD: return 100_000 + random.nextLong(500_000);
+            case COW: return 20_000 + random.nextLong(60_000);
+            case BACKUP: return 100_000 + random.nextLong(400_000);
+            default: return 1_000_000 + random.nextLong(4_000_000);
+        }
+    }
+
+    @Override
+    public void pump(final OpListener listener)
+    {
+        nowNs += STEP_NS;
+        while (!pending.isEmpty() && pending.peek().dueNs <= nowNs)
+        {
+            final Completion c = pending.poll();
+            complete(c, listener);
+        }
+    }
+
+    private void complete(final Completion c, final OpListener listener)
+    {
+        final OpTable ops = engine.ops();
+        final int o = ops.slotOf(c.op);
+        if (o < 0)
+        {
+            return;
+        }
+        final InputRecord in = completionInput.reset();
+        switch (c.kind)
+        {
+            case QUERY:
+                query(ops, o, in.type(InputType.STORAGE_HIT).op(c.op));
+                break;
+            case FETCH:
+                fetch(ops, o, c.ok, in.type(InputType.FETCH_DONE).op(c.op));
+                break;
+            case STORE:
+                if (c.ok)
+                {
+                    for (int m = 0; m < ops.moveCount(o); m++)
+                    {
+                        final boolean state = ops.srcPool(o, m) == Pool.HOST_MAMBA.value();
+                        store.put(new Key(ops.keyHi(o, m), ops.keyLo(o, m), state),
+                            data.tag(ops.srcPool(o, m), ops.srcSlot(o, m)));
+                        movedBytes += state ? config.mambaStateBytes() : config.kvPageBytes();
+                    }
+                }
+                in.type(InputType.ACK).op(c.op).ok(c.ok);
+                break;
+            default:
+                if (c.ok)
+                {
+                    for (int m = 0; m < ops.moveCount(o); m++)
+                    {
+                        data.copy(ops.srcPool(o, m), ops.srcSlot(o, m), ops.dstPool(o, m), ops.dstSlot(o, m));
+                        movedBytes += ops.dstPool(o, m) == Pool.DEVICE_MAMBA.value() ||
+                            ops.dstPool(o, m) == Pool.HOST_MAMBA.value() ? config.mambaStateBytes() : config.kvPageBytes();
+                    }
+                }
+                in.type(InputType.ACK).op(c.op).ok(c.ok);
+                break;
+        }
+        submit(in, scratchDecision);
+        if (c.kind == OpKind.LOAD || c.kind == OpKind.COW)
+        {
+            listener.onOpDone(c.op, c.ok);
+        }
+    }
+
+    private void query(final OpTable ops, final int o, final InputRecord in)
+    {
+        int present = 0;
+        int statePages = 0;
+        for (int m = 0; m < ops.moveCount(o); m++)
+        {
+            final long hi = ops.keyHi(o, m);
+            final long lo = ops.keyLo(o, m);
+            if (!store.containsKey(new Key(hi, lo, false)))
+            {
+                break;
+            }
+            present++;
+            if (!config.hybrid() || store.containsKey(new Key(hi, lo, true)))
+            {
+                statePages = present;
+            }
+        }
+        in.value1(present).value2(statePages);
+    }
+
+    private void fetch(final OpTable ops, final int o, final boolean ok, final InputRecord in)
+    {
+        int pages = 0;
+        boolean state = false;
+        boolean broken = false;
+        if (ok)
+        {
+            for (int m = 0; m < ops.moveCount(o); m++)
+            {
+                final boolean isState = ops.dstPool(o, m) == Pool.HOST_MAMBA.value();
+                final Long tag = store.get(new Key(ops.keyHi(o, m), ops.keyLo(o, m), isState));
+                if (tag == null)
+                {
+                    broken |= !isState;
+                    continue;
+                }
+                data.tag(ops.dstPool(o, m), ops.dstSlot(o, m), tag);
+                movedBytes += isState ? config.mambaStateBytes() : config.kvPageBytes();
+                if (isState)
+                {
+                    state = true;
+                }
+                else if (!broken)
+                {
+                    pages++;
+                }
+            }
+        }
+        in.ok(ok).value1(pages).value2(state ? 1 : 0);
+    }
+
+    @Override
+    public long nowNs()
+    {
+        return nowNs;
+    }
+
+    @Override
+    public DataPlane dataPlane()
+    {
+        return data;
+    }
+
+    @Override
+    public boolean busy()
+    {
+        return !pending.isEmpty();
+    }
+}

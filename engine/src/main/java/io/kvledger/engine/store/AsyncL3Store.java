@@ -1,0 +1,557 @@
+package io.kvledger.engine.store;
+
+import io.kvledger.engine.device.HostStaging;
+import io.kvledger.journal.codec.Pool;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+import java.io.IOException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The asynchronous machinery shared by the L3 stores: preallocated query, fetch and write plans, one submission
+ * queue, one I/O thread that runs the operations in order and reports them, and the query and fetch semantics.
+ * A subclass supplies only object storage: whether an object exists, read one, write one.
+ * <p>
+ * Thread ownership: the public operations may be called from any thread (one, the engine's dispatch thread, by
+ * design); the abstract object methods and the listener run only on the I/O thread.
+ */
+abstract class AsyncL3Store implements L3Store
+{
+    /** Default most pages per operation. */
+    static final int MAX_PAGES_PER_OP_DEFAULT = 4096;
+    /** Default number of plans of each type (query, fetch, write). */
+    static final int PLAN_COUNT_DEFAULT = 64;
+
+    static final int PAGE = 1;
+    static final int MAMBA = 2;
+
+    static final int READ_OK = 0;
+    static final int READ_MISSING = 1;
+    static final int READ_CORRUPT = 2;
+
+    final HostStaging staging;
+    final StoreStats stats = new StoreStats();
+    final int kvPageBytes;
+    final int mambaStateBytes;
+
+    private final int maxPagesPerOp;
+    private final ManyToManyConcurrentArrayQueue<QueryPlan> freeQueries;
+    private final ManyToManyConcurrentArrayQueue<FetchPlan> freeFetches;
+    private final ManyToManyConcurrentArrayQueue<WritePlan> freeWrites;
+    private final ManyToOneConcurrentArrayQueue<StorePlan> submitted;
+    private final IdleStrategy idleStrategy = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
+    private final Thread ioThread;
+
+    private volatile StoreListener listener;
+    private volatile boolean started;
+    private volatile boolean running;
+    private volatile boolean closed;
+
+    AsyncL3Store(final HostStaging staging, final int maxPagesPerOp, final int planCount, final String threadName)
+    {
+        if (maxPagesPerOp < 1)
+        {
+            throw new IllegalArgumentException("maxPagesPerOp must be >= 1: " + maxPagesPerOp);
+        }
+        if (planCount < 1)
+        {
+            throw new IllegalArgumentException("planCount must be >= 1: " + planCount);
+        }
+        this.staging = staging;
+        this.maxPagesPerOp = maxPagesPerOp;
+        this.kvPageBytes = staging.slotBytes(Pool.HOST_KV);
+        this.mambaStateBytes = staging.slotBytes(Pool.HOST_MAMBA);
+
+        final int kvSlots = staging.slotCount(Pool.HOST_KV);
+        final int mambaSlots = staging.slotCount(Pool.HOST_MAMBA);
+        final int queueCapacity = Math.max(2, planCount);
+        freeQueries = new ManyToManyConcurrentArrayQueue<>(queueCapacity);
+        freeFetches = new ManyToManyConcurrentArrayQueue<>(queueCapacity);
+        freeWrites = new ManyToManyConcurrentArrayQueue<>(queueCapacity);
+        submitted = new ManyToOneConcurrentArrayQueue<>(3 * queueCapacity);
+        for (int i = 0; i < planCount; i++)
+        {
+            freeQueries.offer(new QueryPlan(this, maxPagesPerOp));
+            freeFetches.offer(new FetchPlan(this, maxPagesPerOp, kvSlots, mambaSlots));
+            freeWrites.offer(new WritePlan(this, maxPagesPerOp, kvSlots, mambaSlots));
+        }
+
+        ioThread = new Thread(this::runIoLoop, threadName);
+        ioThread.setDaemon(true);
+    }
+
+    /**
+     * Whether an object is stored and has the expected size; I/O thread only.
+     *
+     * @param kind PAGE or MAMBA.
+     * @param hi   fingerprint high bits.
+     * @param lo   fingerprint low bits.
+     * @return true when present.
+     */
+    abstract boolean containsObject(int kind, long hi, long lo);
+
+    /**
+     * Read an object into a staging slot; I/O thread only. A missing or corrupt object is a return code.
+     *
+     * @param kind   PAGE or MAMBA.
+     * @param hi     fingerprint high bits.
+     * @param lo     fingerprint low bits.
+     * @param dst    staging slot.
+     * @param length bytes expected.
+     * @return READ_OK, READ_MISSING or READ_CORRUPT.
+     * @throws IOException on an I/O error other than absence.
+     */
+    abstract int readObject(int kind, long hi, long lo, MutableDirectBuffer dst, int length) throws IOException;
+
+    /**
+     * Store an object from a staging slot, replacing any previous one; I/O thread only.
+     *
+     * @param kind   PAGE or MAMBA.
+     * @param hi     fingerprint high bits.
+     * @param lo     fingerprint low bits.
+     * @param src    staging slot.
+     * @param length bytes to store.
+     * @throws IOException on an I/O error.
+     */
+    abstract void writeObject(int kind, long hi, long lo, DirectBuffer src, int length) throws IOException;
+
+    /**
+     * {@inheritDoc}
+     */
+    public synchronized void start(final StoreListener listener)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("store closed");
+        }
+        if (started)
+        {
+            throw new IllegalStateException("store already started");
+        }
+        if (null == listener)
+        {
+            throw new NullPointerException("listener");
+        }
+        this.listener = listener;
+        running = true;
+        started = true;
+        ioThread.start();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void query(final long op, final long[] hi, final long[] lo, final int offset, final int count)
+    {
+        checkRunning();
+        if (offset < 0 || count < 0 || offset + count > hi.length || offset + count > lo.length)
+        {
+            throw new IllegalArgumentException("query range [" + offset + ", " + (offset + count) +
+                ") out of bounds for arrays of " + hi.length + " and " + lo.length);
+        }
+        if (count > maxPagesPerOp)
+        {
+            throw new IllegalArgumentException("query of " + count + " pages exceeds maxPagesPerOp " + maxPagesPerOp);
+        }
+
+        QueryPlan plan;
+        int attempts = 0;
+        while (null == (plan = freeQueries.poll()))
+        {
+            checkRunning();
+            backoff(attempts++);
+        }
+        plan.claimed();
+        plan.copyFingerprints(hi, lo, offset, count);
+        enqueue(op, plan);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public FetchPlan claimFetch()
+    {
+        FetchPlan plan;
+        int attempts = 0;
+        while (null == (plan = freeFetches.poll()))
+        {
+            checkOpen();
+            backoff(attempts++);
+        }
+        plan.claimed();
+        return plan;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public FetchPlan tryClaimFetch()
+    {
+        final FetchPlan plan = freeFetches.poll();
+        if (null != plan)
+        {
+            plan.claimed();
+        }
+        return plan;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void fetch(final long op, final FetchPlan plan)
+    {
+        checkRunning();
+        checkClaimed(plan);
+        enqueue(op, plan);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public WritePlan claimWrite()
+    {
+        WritePlan plan;
+        int attempts = 0;
+        while (null == (plan = freeWrites.poll()))
+        {
+            checkOpen();
+            backoff(attempts++);
+        }
+        plan.claimed();
+        return plan;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public WritePlan tryClaimWrite()
+    {
+        final WritePlan plan = freeWrites.poll();
+        if (null != plan)
+        {
+            plan.claimed();
+        }
+        return plan;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void write(final long op, final WritePlan plan)
+    {
+        checkRunning();
+        checkClaimed(plan);
+        enqueue(op, plan);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int maxPagesPerOp()
+    {
+        return maxPagesPerOp;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public StoreStats stats()
+    {
+        return stats;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            running = false;
+        }
+        if (started)
+        {
+            boolean interrupted = false;
+            while (ioThread.isAlive())
+            {
+                try
+                {
+                    ioThread.join();
+                }
+                catch (final InterruptedException ex)
+                {
+                    interrupted = true;
+                }
+            }
+            if (interrupted)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        onClosed();
+    }
+
+    /**
+     * Release what the subclass holds, after the I/O thread has stopped.
+     */
+    void onClosed()
+    {
+    }
+
+    private void enqueue(final long op, final StorePlan plan)
+    {
+        plan.submitted(op);
+        if (!submitted.offer(plan))
+        {
+            throw new IllegalStateException("store queue full");
+        }
+    }
+
+    private void checkClaimed(final StorePlan plan)
+    {
+        if (plan.owner != this || plan.state != StorePlan.CLAIMED)
+        {
+            throw new IllegalStateException("plan is not claimed from this store");
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("store closed");
+        }
+    }
+
+    private void checkRunning()
+    {
+        if (!started || closed)
+        {
+            throw new IllegalStateException(closed ? "store closed" : "store not started");
+        }
+    }
+
+    private void runIoLoop()
+    {
+        final IdleStrategy idle = idleStrategy;
+        while (true)
+        {
+            final StorePlan plan = submitted.poll();
+            if (null != plan)
+            {
+                idle.reset();
+                process(plan);
+            }
+            else if (!running)
+            {
+                if (submitted.isEmpty())
+                {
+                    break;
+                }
+            }
+            else
+            {
+                idle.idle();
+            }
+        }
+    }
+
+    private void process(final StorePlan plan)
+    {
+        switch (plan.type)
+        {
+            case StorePlan.QUERY:
+                processQuery((QueryPlan)plan);
+                break;
+
+            case StorePlan.FETCH:
+                processFetch((FetchPlan)plan);
+                break;
+
+            default:
+                processWrite((WritePlan)plan);
+                break;
+        }
+    }
+
+    private void processQuery(final QueryPlan plan)
+    {
+        final long op = plan.op;
+        final int count = plan.count;
+        int present = 0;
+        int mambaPages = 0;
+        try
+        {
+            while (present < count && containsObject(PAGE, plan.hi[present], plan.lo[present]))
+            {
+                present++;
+            }
+            for (int p = present; p >= 1; p--)
+            {
+                if (containsObject(MAMBA, plan.hi[p - 1], plan.lo[p - 1]))
+                {
+                    mambaPages = p;
+                    break;
+                }
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            stats.addIoErrors(1);
+            present = 0;
+            mambaPages = 0;
+        }
+
+        plan.released();
+        freeQueries.offer(plan);
+        stats.addQueries(1);
+        try
+        {
+            listener.onQueryDone(op, present, mambaPages);
+        }
+        catch (final Throwable ex)
+        {
+            listenerFailed(ex);
+        }
+    }
+
+    private void processFetch(final FetchPlan plan)
+    {
+        final long op = plan.op;
+        boolean ok = true;
+        int pagesRead = 0;
+        boolean mambaRead = false;
+        try
+        {
+            for (int i = 0; i < plan.count; i++)
+            {
+                final int result = readObject(
+                    PAGE, plan.hi[i], plan.lo[i], staging.slot(Pool.HOST_KV, plan.slot[i]), kvPageBytes);
+                if (result != READ_OK)
+                {
+                    countFailedRead(result);
+                    break;
+                }
+                pagesRead++;
+            }
+            stats.addPagesRead(pagesRead);
+            stats.addBytesRead((long)pagesRead * kvPageBytes);
+
+            if (plan.hasMamba)
+            {
+                final int result = readObject(
+                    MAMBA, plan.mambaHi, plan.mambaLo, staging.slot(Pool.HOST_MAMBA, plan.mambaSlot), mambaStateBytes);
+                if (result == READ_OK)
+                {
+                    mambaRead = true;
+                    stats.addMambaRead(1);
+                    stats.addBytesRead(mambaStateBytes);
+                }
+                else
+                {
+                    countFailedRead(result);
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            ok = false;
+            stats.addIoErrors(1);
+        }
+
+        plan.released();
+        freeFetches.offer(plan);
+        stats.addFetches(1);
+        try
+        {
+            listener.onFetchDone(op, ok, pagesRead, mambaRead);
+        }
+        catch (final Throwable ex)
+        {
+            listenerFailed(ex);
+        }
+    }
+
+    private void processWrite(final WritePlan plan)
+    {
+        final long op = plan.op;
+        boolean ok = true;
+        try
+        {
+            for (int i = 0; i < plan.count; i++)
+            {
+                writeObject(PAGE, plan.hi[i], plan.lo[i], staging.slot(Pool.HOST_KV, plan.slot[i]), kvPageBytes);
+                stats.addPagesWritten(1);
+                stats.addBytesWritten(kvPageBytes);
+            }
+            if (plan.hasMamba)
+            {
+                writeObject(
+                    MAMBA, plan.mambaHi, plan.mambaLo, staging.slot(Pool.HOST_MAMBA, plan.mambaSlot), mambaStateBytes);
+                stats.addMambaWritten(1);
+                stats.addBytesWritten(mambaStateBytes);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            ok = false;
+            stats.addIoErrors(1);
+        }
+
+        plan.released();
+        freeWrites.offer(plan);
+        stats.addWrites(1);
+        try
+        {
+            listener.onWriteDone(op, ok);
+        }
+        catch (final Throwable ex)
+        {
+            listenerFailed(ex);
+        }
+    }
+
+    private void countFailedRead(final int result)
+    {
+        stats.addMissing(1);
+        if (result == READ_CORRUPT)
+        {
+            stats.addCorrupt(1);
+        }
+    }
+
+    private void listenerFailed(final Throwable ex)
+    {
+        if (stats.listenerErrors() == 0)
+        {
+            ex.printStackTrace();
+        }
+        stats.addListenerErrors(1);
+    }
+
+    private static void backoff(final int attempts)
+    {
+        if (attempts < 100)
+        {
+            Thread.onSpinWait();
+        }
+        else if (attempts < 200)
+        {
+            Thread.yield();
+        }
+        else
+        {
+            LockSupport.parkNanos(50_000);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+package io.kvledger.engine.store;
+
+import io.kvledger.engine.device.ContentDigest;
+import io.kvledger.engine.device.HostStaging;
+import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.stream.Stream;
+
+/**
+ * The default L3 store: a directory of files keyed by fingerprint, {@code kv/<2 hex>/<32 hex>.page} and
+ * {@code mamba/<2 hex>/<32 hex>.state}, that survives restarts (a later store on the same directory finds the
+ * earlier run's objects).
+ * <p>
+ * Each file is a 40-byte little-endian header followed by the raw slot bytes:
+ * <pre>
+ *   0  int   magic "KVL3"      4  short version (1)   6  short kind (1 page, 2 Mamba state)
+ *   8  int   content length   12  int   reserved (0)
+ *  16  long  fingerprint hi   24  long  fingerprint lo  32  long  content digest (xxHash64)
+ *  40  content
+ * </pre>
+ * Writes go to a temporary file in the same folder, then an atomic rename, so a reader never sees half an object.
+ * A fetch verifies the header and the digest; a short, corrupt or mismatched file counts as missing (a short read)
+ * and is removed, never an exception to the caller. Files are not fsynced: a crash may lose recent objects but
+ * never exposes a torn one.
+ * <p>
+ * Thread ownership: operations as for every {@link L3Store}; all file I/O runs on the store's I/O thread, which
+ * owns the scratch buffer. Paths are built per object, so file I/O allocates a little; the engine thread never
+ * does.
+ */
+public final class FileL3Store extends AsyncL3Store
+{
+    /** Bytes of the header before the content. */
+    public static final int HEADER_LENGTH = 40;
+    /** "KVL3" read as a little-endian int. */
+    public static final int MAGIC = 0x334C564B;
+    /** File format version. */
+    public static final short VERSION = 1;
+
+    private static final int MAGIC_OFFSET = 0;
+    private static final int VERSION_OFFSET = 4;
+    private static final int KIND_OFFSET = 6;
+    private static final int LENGTH_OFFSET = 8;
+    private static final int RESERVED_OFFSET = 12;
+    private static final int HI_OFFSET = 16;
+    private static final int LO_OFFSET = 24;
+    private static final int DIGEST_OFFSET = 32;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final String PAGE_SUFFIX = ".page";
+    private static final String MAMBA_SUFFIX = ".state";
+    private static final String TMP_SUFFIX = ".tmp";
+
+    private final Path directory;
+    private final Path kvDirectory;
+    private final Path mambaDirectory;
+    private final boolean[] kvSubdirectoryReady = new boolean[256];
+    private final boolean[] mambaSubdirectoryReady = new boolean[256];
+    private final ByteBuffer scratch;
+    private final UnsafeBuffer scratchBuffer;
+    private final String tmpToken;
+    private volatile long pageCount;
+    private volatile long mambaCount;
+
+    /**
+     * Open (creating if missing) a store directory with default limits (4096 pages per operation, 64 plans of
+     * each type).
+     *
+     * @param directory root of the store.
+     * @param staging   host staging memory the store reads from and fetches into.
+     * @throws UncheckedIOException when the directory cannot be created or scanned.
+     */
+    public FileL3Store(final Path directory, final HostStaging staging)
+    {
+        this(directory, staging, MAX_PAGES_PER_OP_DEFAULT, PLAN_COUNT_DEFAULT);
+    }
+
+    /**
+     * Open (creating if missing) a store directory.
+     *
+     * @param directory     root of the store.
+     * @param staging       host staging memory the store reads from and fetches into.
+     * @param maxPagesPerOp most pages one operation may carry.
+     * @param planCount     plans of each type (query, fetch, write): the most operations of a type in flight.
+     * @throws UncheckedIOException when the directory cannot be created or scanned.
+     */
+    public FileL3Store(final Path directory, final HostStaging staging, final int maxPagesPerOp, final int planCount)
+    {
+        super(staging, maxPagesPerOp, planCount, "kvledger-l3-file");
+        this.directory = directory.toAbsolutePath();
+        this.kvDirectory = this.directory.resolve("kv");
+        this.mambaDirectory = this.directory.resolve("mamba");
+        try
+        {
+            Files.createDirectories(kvDirectory);
+            Files.createDirectories(mambaDirectory);
+            pageCount = countFiles(kvDirectory, PAGE_SUFFIX);
+            mambaCount = countFiles(mambaDirectory, MAMBA_SUFFIX);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot open L3 store at " + this.directory, ex);
+        }
+
+        final int capacity = HEADER_LENGTH + Math.max(kvPageBytes, mambaStateBytes);
+        scratch = BufferUtil.allocateDirectAligned((capacity + 63) & -64, 64);
+        scratchBuffer = new UnsafeBuffer(scratch);
+        tmpToken = Long.toHexString(ProcessHandle.current().pid()) + "-" +
+            Integer.toHexString(System.identityHashCode(this));
+    }
+
+    /**
+     * Root of the store.
+     *
+     * @return the absolute directory.
+     */
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /**
+     * The file of a page, whether or not it exists; allocates, any thread (for tools and tests).
+     *
+     * @param hi fingerprint high bits.
+     * @param lo fingerprint low bits.
+     * @return {@code kv/<2 hex>/<32 hex>.page} under the store's directory.
+     */
+    public Path pagePath(final long hi, final long lo)
+    {
+        return objectPath(kvDirectory, hi, lo, PAGE_SUFFIX);
+    }
+
+    /**
+     * The file of a Mamba state, whether or not it exists; allocates, any thread (for tools and tests).
+     *
+     * @param hi fingerprint high bits of the page the state belongs to.
+     * @param lo fingerprint low bits of that page.
+     * @return {@code mamba/<2 hex>/<32 hex>.state} under the store's directory.
+     */
+    public Path mambaPath(final long hi, final long lo)
+    {
+        return objectPath(mambaDirectory, hi, lo, MAMBA_SUFFIX);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long pageCount()
+    {
+        return pageCount;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long mambaCount()
+    {
+        return mambaCount;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public String describe()
+    {
+        return "file store " + directory + ": " + pageCount + " pages, " + mambaCount + " Mamba states";
+    }
+
+    boolean containsObject(final int kind, final long hi, final long lo)
+    {
+        return path(kind, hi, lo).toFile().length() == HEADER_LENGTH + (long)expectedLength(kind);
+    }
+
+    int readObject(final int kind, final long hi, final long lo, final MutableDirectBuffer dst, final int length)
+        throws IOException
+    {
+        final Path path = path(kind, hi, lo);
+        final int total = HEADER_LENGTH + length;
+        final FileChannel channel;
+        try
+        {
+            channel = FileChannel.open(path, StandardOpenOption.READ);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return READ_MISSING;
+        }
+
+        try (channel)
+        {
+            if (channel.size() != total)
+            {
+                return corrupt(kind, path);
+            }
+            scratch.clear().limit(total);
+            while (scratch.hasRemaining())
+            {
+                if (channel.read(scratch) < 0)
+                {
+                    break;
+                }
+            }
+            if (scratch.hasRemaining())
+            {
+                return corrupt(kind, path);
+            }
+        }
+
+        final UnsafeBuffer buffer = scratchBuffer;
+        if (buffer.getInt(MAGIC_OFFSET, LE) != MAGIC ||
+            buffer.getShort(VERSION_OFFSET, LE) != VERSION ||
+            buffer.getShort(KIND_OFFSET, LE) != kind ||
+            buffer.getInt(LENGTH_OFFSET, LE) != length ||
+            buffer.getLong(HI_OFFSET, LE) != hi ||
+            buffer.getLong(LO_OFFSET, LE) != lo ||
+            buffer.getLong(DIGEST_OFFSET, LE) != ContentDigest.digest(buffer, HEADER_LENGTH, length))
+        {
+            return corrupt(kind, path);
+        }
+
+        dst.putBytes(0, buffer, HEADER_LENGTH, length);
+        return READ_OK;
+    }
+
+    void writeObject(final int kind, final long hi, final long lo, final DirectBuffer src, final int length)
+        throws IOException
+    {
+        final UnsafeBuffer buffer = scratchBuffer;
+        buffer.putInt(MAGIC_OFFSET, MAGIC, LE);
+        buffer.putShort(VERSION_OFFSET, VERSION, LE);
+        buffer.putShort(KIND_OFFSET, (short)kind, LE);
+        buffer.putInt(LENGTH_OFFSET, length, LE);
+        buffer.putInt(RESERVED_OFFSET, 0, LE);
+        buffer.putLong(HI_OFFSET, hi, LE);
+        buffer.putLong(LO_OFFSET, lo, LE);
+        buffer.putBytes(HEADER_LENGTH, src, 0, length);
+        buffer.putLong(DIGEST_OFFSET, ContentDigest.digest(buffer, HEADER_LENGTH, length), LE);
+
+        ensureSubdirectory(kind, hi);
+        final Path target = path(kind, hi, lo);
+        final Path tmp = target.resolveSibling(target.getFileName().toString() + "." + tmpToken + TMP_SUFFIX);
+        final boolean existed = target.toFile().exists();
+        try
+        {
+            try (FileChannel channel = FileChannel.open(tmp,
+                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
+            {
+                scratch.clear().limit(HEADER_LENGTH + length);
+                while (scratch.hasRemaining())
+                {
+                    channel.write(scratch);
+                }
+            }
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            Files.deleteIfExists(tmp);
+            throw ex;
+        }
+
+        if (!existed)
+        {
+            adjustCount(kind, 1);
+        }
+    }
+
+    private int corrupt(final int kind, final Path path)
+    {
+        try
+        {
+            if (Files.deleteIfExists(path))
+            {
+                adjustCount(kind, -1);
+            }
+        }
+        catch (final IOException ignore)
+        {
+            // A corrupt file that cannot be removed is still reported as missing; the next fetch finds it again.
+        }
+        return READ_CORRUPT;
+    }
+
+    private void adjustCount(final int kind, final long delta)
+    {
+        if (kind == PAGE)
+        {
+            pageCount += delta;
+        }
+        else
+        {
+            mambaCount += delta;
+        }
+    }
+
+    private void ensureSubdirectory(final int kind, final long hi) throws IOException
+    {
+        final int bucket = (int)(hi >>> 56);
+        final boolean[] ready = kind == PAGE ? kvSubdirectoryReady : mambaSubdirectoryReady;
+        if (!ready[bucket])
+        {
+            Files.createDirectories(path(kind, hi, 0).getParent());
+            ready[bucket] = true;
+        }
+    }
+
+    private Path path(final int kind, final long hi, final long lo)
+    {
+        return kind == PAGE ? objectPath(kvDirectory, hi, lo, PAGE_SUFFIX) :
+            objectPath(mambaDirectory, hi, lo, MAMBA_SUFFIX);
+    }
+
+    private int expectedLength(final int kind)
+    {
+        return kind == PAGE ? kvPageBytes : mambaStateBytes;
+    }
+
+    private static Path objectPath(final Path root, final long hi, final long lo, final String suffix)
+    {
+        final StringBuilder name = new StringBuilder(32 + suffix.length());
+        appendHex(name, hi, 16);
+        appendHex(name, lo, 16);
+        name.append(suffix);
+        return root.resolve(name.substring(0, 2)).resolve(name.toString());
+    }
+
+    private static void appendHex(final StringBuilder builder, final long value, final int digits)
+    {
+        for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4)
+        {
+            builder.append(Character.forDigit((int)(value >>> shift) & 0xF, 16));
+        }
+    }
+
+    private static long countFiles(final Path root, final String suffix) throws IOException
+    {
+        try (Stream<Path> files = Files.walk(root, 2))
+        {
+            return files.filter((path) -> path.getFileName().toString().endsWith(suffix)).count();
+        }
+    }
+}

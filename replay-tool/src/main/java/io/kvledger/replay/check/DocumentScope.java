@@ -1,0 +1,87 @@
+package io.kvledger.replay.check;
+
+import io.kvledger.journal.InputRecord;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What one document did that the end-of-document rules need: nodes touched, slots that must be clean, suspected
+ * I13 breaks, ops queued, launched and ended, holds dropped, requests ended, splits, and admission windows.
+ * Cleared at the start of every document.
+ */
+final class DocumentScope
+{
+    /** A WRITE (or launched READ) target that changed hands; a violation if its op is still live at the end. */
+    record Suspicion(OpTarget target, ShadowSlot slot, String explanation)
+    {
+    }
+
+    /** A node split in this document and the new parent that took its first pages. */
+    record SplitPair(long node, long newParent)
+    {
+    }
+
+    long sequence;
+    InputRecord input;
+    final Set<Long> touchedNodes = new LinkedHashSet<>();
+    final Set<Integer> ownerChangedMamba = new LinkedHashSet<>();
+    final Map<Integer, ShadowOp> loadWrittenMamba = new LinkedHashMap<>();
+    final List<Suspicion> suspicions = new ArrayList<>();
+    final List<ShadowOp> queued = new ArrayList<>();
+    final List<ShadowOp> launchedSameDocument = new ArrayList<>();
+    final List<ShadowOp> ended = new ArrayList<>();
+    final Set<Long> droppedHolds = new LinkedHashSet<>();
+    final Set<Long> endedRequests = new LinkedHashSet<>();
+    final Set<SplitPair> splitPairs = new HashSet<>();
+    final Set<Long> splitParents = new HashSet<>();
+    final Map<Long, Reservation> reservations = new LinkedHashMap<>();
+    Reservation latestReservation;
+    ShadowOp expectingTargets;
+    long targetsRemaining;
+
+    void begin(final long sequence, final InputRecord input)
+    {
+        this.sequence = sequence;
+        this.input = input;
+        touchedNodes.clear();
+        ownerChangedMamba.clear();
+        loadWrittenMamba.clear();
+        suspicions.clear();
+        queued.clear();
+        launchedSameDocument.clear();
+        ended.clear();
+        droppedHolds.clear();
+        endedRequests.clear();
+        splitPairs.clear();
+        splitParents.clear();
+        reservations.clear();
+        latestReservation = null;
+        expectingTargets = null;
+        targetsRemaining = 0;
+    }
+
+    void split(final long node, final long newParent)
+    {
+        splitPairs.add(new SplitPair(node, newParent));
+        splitParents.add(newParent);
+    }
+
+    boolean splitMove(final long fromNode, final long toNode)
+    {
+        return splitPairs.contains(new SplitPair(fromNode, toNode));
+    }
+
+    void touch(final long node)
+    {
+        if (node >= 0)
+        {
+            touchedNodes.add(node);
+        }
+    }
+}
