@@ -34,6 +34,9 @@ import io.kvledger.journal.codec.SlotState;
  * while its load is launched (the PENDING_FREE path).</li>
  * <li>Chunk and Finish of a request whose own load or copy is not yet acked are refused (REQUEST_STATE): the
  * server reports progress only after the forward that waited for that data.</li>
+ * <li>An Admit waits (PREFETCH_PENDING, not counted) while the request's L3 existence query is unanswered, for
+ * at most 5 ms of event time under best_effort: without the answer the controller cannot know what it gives up.
+ * The fetch itself follows the prefetch policy.</li>
  * <li>Loaded data on an existing node (a state-only load) is attached at the ack, so a visible node never shows
  * a state that is not there yet; a new node filled by a load is invisible to matching until the ack.</li>
  * </ul>
@@ -41,6 +44,8 @@ import io.kvledger.journal.codec.SlotState;
 public final class CacheStateMachine
 {
     private static final int NONE = -1;
+    /** How long an Admit waits for an L3 existence query before giving up on it (event time). */
+    private static final long QUERY_GRACE_NS = 5_000_000L;
 
     private final EngineConfig config;
     private final EffectList effectList;
@@ -177,6 +182,12 @@ public final class CacheStateMachine
             case HOST_MAMBA: return hostMambaPool;
             default: return null;
         }
+    }
+
+    /** @return ReplaySSM cursors of the device Mamba slots, or null for a pure-attention configuration. */
+    public MambaCursors cursors()
+    {
+        return cursors;
     }
 
     /** @return live requests. */
@@ -586,6 +597,19 @@ public final class CacheStateMachine
             }
             effects.holdDropped(requestId, Reason.FETCH_ABANDONED, 0);
             requests.fetchOp[r] = NONE;
+        }
+        if (state == RequestState.WAITING && (requests.queryOp[r] != NONE || requests.parkPages[r] > 0) &&
+            !fetchMayBeAbandoned(r))
+        {
+            // Without the L3 answer (or with a hit parked for staging) the controller cannot know what it would
+            // give up; the prefetch policy decides whether to wait for it.
+            effects.waited(requestId, Reason.PREFETCH_PENDING);
+            return ResultCode.NOT_ADMITTED;
+        }
+        if (state == RequestState.WAITING && requests.queryOp[r] != NONE && nowNs - requests.arrivalNs[r] < QUERY_GRACE_NS)
+        {
+            effects.waited(requestId, Reason.PREFETCH_PENDING);
+            return ResultCode.NOT_ADMITTED;
         }
         requests.parkPages[r] = 0;
         requests.queryOp[r] = NONE;
@@ -1328,6 +1352,14 @@ public final class CacheStateMachine
         {
             node = insertRequestPages(r, length);
         }
+        if (node != NONE)
+        {
+            // The request's lock moves to the node it just cached, so nothing it caches can be evicted under it.
+            final long receipt = tree.lock(node, Component.FULL, SlotState.REQUEST, requestId);
+            unlockRequest(r);
+            requests.lockedNode[r] = node;
+            requests.lockReceipt[r] = receipt;
+        }
         for (final TreeComponent c : components)
         {
             c.cache(r, node != NONE && tree.depth(node) == length ? node : NONE, finish,
@@ -1336,10 +1368,6 @@ public final class CacheStateMachine
         if (node != NONE)
         {
             backup(r, node, before);
-            final long receipt = tree.lock(node, Component.FULL, SlotState.REQUEST, requestId);
-            unlockRequest(r);
-            requests.lockedNode[r] = node;
-            requests.lockReceipt[r] = receipt;
         }
         if (finish)
         {

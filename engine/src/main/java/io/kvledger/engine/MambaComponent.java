@@ -345,6 +345,15 @@ final class MambaComponent implements TreeComponent
     public void release(final int request, final boolean abort)
     {
         final long requestId = requests.id[request];
+        for (int k = 1; k >= 0; k--)
+        {
+            final int t = tracking[request * 2 + k];
+            if (t != NONE && pool.state(t) == SlotState.REQUEST && pool.owner(t) == requestId)
+            {
+                pool.transition(t, SlotState.FREE, NONE);
+            }
+            tracking[request * 2 + k] = NONE;
+        }
         final int s = working[request];
         if (s != NONE && pool.state(s) == SlotState.REQUEST && pool.owner(s) == requestId)
         {
@@ -363,15 +372,6 @@ final class MambaComponent implements TreeComponent
             }
         }
         working[request] = NONE;
-        for (int k = 0; k < 2; k++)
-        {
-            final int t = tracking[request * 2 + k];
-            if (t != NONE && pool.state(t) == SlotState.REQUEST && pool.owner(t) == requestId)
-            {
-                pool.transition(t, SlotState.FREE, NONE);
-            }
-            tracking[request * 2 + k] = NONE;
-        }
     }
 
     /** The launched load or copy of the request that writes {@code slot}, or -1. */

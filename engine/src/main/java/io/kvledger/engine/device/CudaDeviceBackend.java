@@ -827,9 +827,19 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
         catch (final NoClassDefFoundError ex)
         {
-            fail(mentions(ex, "JCudaDriver") ?
-                "cuda: JCuda driver API unusable (" + firstLine(ex) + "; usually libcuda.so.1 is missing)" :
-                "cuda: JCuda is not on the classpath (" + firstLine(ex) + ")");
+            final String missing = String.valueOf(ex.getMessage());
+            if (missing.contains("Could not initialize class jcuda"))
+            {
+                fail("cuda: JCuda driver API unusable (" + firstLine(ex) + "; usually libcuda.so.1 is missing)");
+            }
+            else if (missing.startsWith("jcuda/") || missing.startsWith("jcuda."))
+            {
+                fail("cuda: JCuda is not on the classpath (" + firstLine(ex) + ")");
+            }
+            else
+            {
+                fail("cuda: JCuda could not be loaded (" + firstLine(ex) + ")");
+            }
         }
         catch (final Throwable ex)
         {

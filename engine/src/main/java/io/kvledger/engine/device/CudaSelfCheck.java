@@ -2,6 +2,8 @@ package io.kvledger.engine.device;
 
 import io.kvledger.journal.codec.Pool;
 import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -214,6 +216,10 @@ public final class CudaSelfCheck
     private void measureBandwidth()
     {
         final long maxBytes = 64L << 20;
+        final CUdevice cuDevice = new CUdevice();
+        final CUcontext context = new CUcontext();
+        check(JCudaDriver.cuDeviceGet(cuDevice, 0), "cuDeviceGet");
+        check(JCudaDriver.cuCtxCreate(context, 0, cuDevice), "cuCtxCreate");
         final Pointer host = new Pointer();
         final CUdeviceptr device = new CUdeviceptr();
         final CUstream stream = new CUstream();
@@ -237,6 +243,7 @@ public final class CudaSelfCheck
             JCudaDriver.cuStreamDestroy(stream);
             JCudaDriver.cuMemFree(device);
             JCudaDriver.cuMemFreeHost(host);
+            JCudaDriver.cuCtxDestroy(context);
         }
     }
 

@@ -43,24 +43,24 @@ public final class DeviceBackends
     private static DeviceBackend createCuda(final DeviceConfig config, final StringBuilder message)
     {
         config.validate();
-        final StringBuilder whyNot = new StringBuilder();
-        if (CudaDeviceBackend.available(whyNot))
+        String reason;
+        try
         {
-            try
+            final StringBuilder whyNot = new StringBuilder();
+            if (CudaDeviceBackend.available(whyNot))
             {
                 return new CudaDeviceBackend(config);
             }
-            catch (final RuntimeException | LinkageError ex)
-            {
-                whyNot.setLength(0);
-                whyNot.append(null != ex.getMessage() && ex.getMessage().startsWith("cuda:") ?
-                    ex.getMessage() : "cuda: " + ex);
-            }
+            reason = whyNot.toString();
+        }
+        catch (final RuntimeException | LinkageError ex)
+        {
+            reason = null != ex.getMessage() && ex.getMessage().startsWith("cuda:") ? ex.getMessage() : "cuda: " + ex;
         }
 
         if (null != message)
         {
-            message.append(whyNot).append("; using host memory instead");
+            message.append(reason).append("; using host memory instead");
         }
         return new HostDeviceBackend(config);
     }

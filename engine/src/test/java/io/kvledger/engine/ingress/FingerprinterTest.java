@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -208,8 +209,8 @@ class FingerprinterTest
         assertThrows(IllegalArgumentException.class, () -> new Fingerprinter(0));
     }
 
-    private static long[][] referenceChain(final long namespace, final int[] tokens, final int count, final int pageSize)
-        throws Exception
+    private static long[][] referenceChain(
+        final long namespace, final int[] tokens, final int count, final int pageSize) throws Exception
     {
         final int pages = count / pageSize;
         final long[][] result = new long[2][pages];
@@ -224,7 +225,7 @@ class FingerprinterTest
                 input.putInt(tokens[page * pageSize + i]);
             }
             final byte[] digest = MessageDigest.getInstance("SHA-256").digest(input.array());
-            parent = java.util.Arrays.copyOf(digest, 16);
+            parent = Arrays.copyOf(digest, 16);
             final ByteBuffer fp = ByteBuffer.wrap(parent).order(ByteOrder.BIG_ENDIAN);
             result[0][page] = fp.getLong(0);
             result[1][page] = fp.getLong(8);

@@ -53,7 +53,8 @@ class RadixTreeTest
         assertEquals(1, tree.mambaLocks(node));
         assertEquals(1, tree.childCount(parent));
         assertEquals(1, tree.childCount(node));
-        assertEquals(node, tree.receiptNode(receipt) == child ? tree.parent(child) : -2);
+        assertEquals(child, tree.receiptNode(receipt));
+        assertEquals(node, tree.parent(child));
         assertEquals(node, tree.receiptNode(mambaReceipt));
 
         assertEquals(3, list.size());
@@ -105,21 +106,16 @@ class RadixTreeTest
         assertEquals(f.kvPages[2], f.canonical[2]);
         assertEquals(f.kvPages[4], f.canonical[4]);
 
-        assertEquals(EffectType.NODE_SPLIT, list.type(0));
-        assertEquals(first, list.id(0));
-        assertEquals(parent, list.owner(0));
-        assertEquals(EffectType.SLOT_TRANSITION, list.type(1));
-        assertEquals(EffectType.SLOT_TRANSITION, list.type(2));
-        // The helper's page allocations come first, then the insert's effects.
-        int inserted = -1;
-        for (int i = 0; i < list.size(); i++)
-        {
-            if (EffectType.NODE_INSERTED == list.type(i))
-            {
-                inserted = i;
-            }
-        }
-        assertTrue(inserted > 0);
+        // The helper's three page allocations come first, then the insert's effects.
+        final int split = 3;
+        assertEquals(EffectType.NODE_SPLIT, list.type(split));
+        assertEquals(first, list.id(split));
+        assertEquals(parent, list.owner(split));
+        assertEquals(2, list.value1(split));
+        assertEquals(SlotState.NODE, list.fromState(split + 1));
+        assertEquals(parent, list.owner(split + 2));
+        final int inserted = split + 3;
+        assertEquals(EffectType.NODE_INSERTED, list.type(inserted));
         assertEquals(leaf, list.id(inserted));
         assertEquals(parent, list.owner(inserted));
         assertEquals(3, list.value1(inserted));
@@ -353,12 +349,13 @@ class RadixTreeTest
         final int b = f.node(2, 1, 2, 4);
         f.node(3, 1, 5);
         final long receipt = tree.lock(b, Component.FULL, SlotState.REQUEST, 1);
-        // Locked: b and the shared [1] parent; free: [2,3] leaf (a) and [5] leaf.
-        assertEquals(3, tree.evictablePages());
+        // Nodes now: [1] -> [2] -> {[3] = a, [4] = b}, [1] -> [5]; b locks [4], [2] and [1].
+        assertEquals(2, tree.evictablePages());
         tree.markLoading(a, 5);
         assertEquals(1, tree.evictablePages());
         tree.markLoading(a, -1);
-        assertEquals(3, tree.evictPages(100, false));
+        assertEquals(2, tree.evictPages(100, false));
+        assertEquals(0, tree.evictablePages());
         assertEquals(ResultCode.OK, tree.unlock(receipt));
         f.verify();
     }
@@ -441,7 +438,9 @@ class RadixTreeTest
         final long opReceipt = tree.lock(leaf, Component.MAMBA, SlotState.OP, 3);
         assertEquals(0, tree.evictMamba(1, false));
         assertEquals(1, tree.evictMamba(1, true));
-        assertEquals(ResultCode.OK, tree.unlock(opReceipt) == ResultCode.OK ? ResultCode.OK : -1);
+        assertTrue(!tree.live(leaf));
+        final IllegalStateException e = assertThrows(IllegalStateException.class, tree::verify);
+        assertTrue(e.getMessage().startsWith("I5"), e.getMessage());
     }
 
     @Test
@@ -505,7 +504,7 @@ class RadixTreeTest
         assertEquals(hash, small.tree.stateHash());
         assertEquals(kvHashAllocated, small.kvPool.stateHash());
         assertNotEquals(kvHash, kvHashAllocated);
-        assertEquals(RadixTree.NO_NODE, small.tree.split(small.out.node == 0 ? 1 : 1, 1));
+        assertEquals(RadixTree.NO_NODE, small.tree.split(1, 1));
         small.verify();
     }
 

@@ -1,0 +1,212 @@
+package io.kvledger.engine;
+
+import io.kvledger.journal.EffectList;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.Reason;
+import io.kvledger.journal.codec.SlotState;
+
+/**
+ * Drives a {@link CacheStateMachine} input by input for scenario tests: stamps sequences and times, keeps a copy
+ * of the last input's effects, and pulls op ids out of them.
+ */
+final class Driver
+{
+    final CacheStateMachine engine;
+    final InputRecord in;
+    final EffectList last = new EffectList(64);
+    private long sequence;
+    private final boolean verify;
+
+    Driver(final EngineConfig config, final boolean verify)
+    {
+        engine = new CacheStateMachine(config);
+        in = new InputRecord(config.maxRequestPages());
+        this.verify = verify;
+    }
+
+    int apply(final InputRecord input)
+    {
+        input.sequence(++sequence).timestampNs(sequence * 1_000_000L);
+        final int result = engine.apply(input);
+        last.clear();
+        for (int i = 0; i < engine.effects().size(); i++)
+        {
+            last.addCopy(engine.effects(), i);
+        }
+        if (verify)
+        {
+            engine.verify();
+        }
+        return result;
+    }
+
+    /** Arrive with {@code pages} distinct pages derived from {@code seed}; returns the query op id or -1. */
+    long arrive(final long request, final long seed, final int pages)
+    {
+        in.reset().type(InputType.ARRIVE).request(request).value1(0).value2(8);
+        for (int i = 0; i < pages; i++)
+        {
+            in.addFingerprint(seed * 1_000_003L + i, (seed << 20) ^ (i * 0x9E3779B97F4A7C15L));
+        }
+        check(apply(in), ResultCode.OK);
+        return opId(EffectType.OP_QUEUED, OpKind.QUERY);
+    }
+
+    long storageHit(final long queryOp, final int present, final int statePages)
+    {
+        check(apply(in.reset().type(InputType.STORAGE_HIT).op(queryOp).value1(present).value2(statePages)), ResultCode.OK);
+        return opId(EffectType.OP_QUEUED, OpKind.FETCH);
+    }
+
+    void fetchDone(final long fetchOp, final int pages)
+    {
+        check(apply(in.reset().type(InputType.FETCH_DONE).op(fetchOp).ok(true).value1(pages).value2(1)), ResultCode.OK);
+    }
+
+    /** Arrive, hit L3 for every page with a state at the end, stage the hit. */
+    void staged(final long request, final long seed, final int pages)
+    {
+        final long query = arrive(request, seed, pages);
+        final long fetch = storageHit(query, pages, pages);
+        fetchDone(fetch, pages);
+    }
+
+    /** Arrive and answer the query with no hit. */
+    void cold(final long request, final long seed, final int pages)
+    {
+        final long query = arrive(request, seed, pages);
+        if (query >= 0)
+        {
+            storageHit(query, 0, 0);
+        }
+    }
+
+    void passBegin()
+    {
+        check(apply(in.reset().type(InputType.PASS_BEGIN).value1(64).value2(1 << 30).value3(1 << 30).value4(1 << 30)),
+            ResultCode.OK);
+    }
+
+    void passEnd()
+    {
+        check(apply(in.reset().type(InputType.PASS_END)), ResultCode.OK);
+    }
+
+    int admit(final long request)
+    {
+        return apply(in.reset().type(InputType.ADMIT).request(request));
+    }
+
+    int retract(final long request)
+    {
+        return apply(in.reset().type(InputType.RETRACT).request(request));
+    }
+
+    int ack(final long op, final boolean ok)
+    {
+        return apply(in.reset().type(InputType.ACK).op(op).ok(ok));
+    }
+
+    int finish(final long request, final int pages, final long writePos, final long cacheBase, final long isFlush)
+    {
+        return apply(in.reset().type(InputType.FINISH).request(request).value1(pages).value2(pages)
+            .value3(writePos).value4(cacheBase).value5(isFlush));
+    }
+
+    /** Id of the first effect of a type (and op kind) in the last input, or -1. */
+    long opId(final EffectType type, final OpKind kind)
+    {
+        for (int i = 0; i < last.size(); i++)
+        {
+            if (last.type(i) == type && (kind == null || last.opKind(i) == kind))
+            {
+                return last.id(i);
+            }
+        }
+        return -1;
+    }
+
+    /** The load op the last Admit queued, or -1. */
+    long admittedLoad()
+    {
+        for (int i = 0; i < last.size(); i++)
+        {
+            if (last.type(i) == EffectType.ADMITTED)
+            {
+                return last.id(i);
+            }
+        }
+        return -1;
+    }
+
+    boolean has(final EffectType type)
+    {
+        return count(type) > 0;
+    }
+
+    int count(final EffectType type)
+    {
+        int n = 0;
+        for (int i = 0; i < last.size(); i++)
+        {
+            if (last.type(i) == type)
+            {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    Reason reasonOf(final EffectType type)
+    {
+        for (int i = 0; i < last.size(); i++)
+        {
+            if (last.type(i) == type)
+            {
+                return last.reason(i);
+            }
+        }
+        return null;
+    }
+
+    /** Whether the last input's effects list the op writing the slot. */
+    boolean opWrites(final long op, final Pool pool, final int slot)
+    {
+        final OpTable ops = engine.ops();
+        final int o = ops.slotOf(op);
+        if (o < 0)
+        {
+            return false;
+        }
+        for (int m = 0; m < ops.moveCount(o); m++)
+        {
+            if (ops.dstPool(o, m) == pool.value() && ops.dstSlot(o, m) == slot)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    SlotState mambaState(final int slot)
+    {
+        return engine.pool(Pool.DEVICE_MAMBA).state(slot);
+    }
+
+    long mambaOwner(final int slot)
+    {
+        return engine.pool(Pool.DEVICE_MAMBA).owner(slot);
+    }
+
+    private static void check(final int actual, final int expected)
+    {
+        if (actual != expected)
+        {
+            throw new AssertionError("result " + ResultCode.name(actual) + ", expected " + ResultCode.name(expected));
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.kvledger.engine.store;
+
+import io.kvledger.engine.device.DeviceConfig;
+import io.kvledger.engine.device.HostDeviceBackend;
+import io.kvledger.journal.codec.Pool;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import static io.kvledger.engine.store.RecordingStoreListener.FETCH;
+import static io.kvledger.engine.store.RecordingStoreListener.QUERY;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class FileL3StoreTest extends L3StoreContract
+{
+    @TempDir
+    Path directory;
+
+    L3Store newStore(final HostDeviceBackend staging)
+    {
+        return new FileL3Store(directory.resolve("l3"), staging);
+    }
+
+    L3Store newStoreWithLimits(final HostDeviceBackend staging, final int maxPagesPerOp, final int planCount)
+    {
+        return new FileL3Store(directory.resolve("l3"), staging, maxPagesPerOp, planCount);
+    }
+
+    void vanishPage(final L3Store store, final long hi, final long lo) throws Exception
+    {
+        Files.delete(((FileL3Store)store).pagePath(hi, lo));
+    }
+
+    void vanishMamba(final L3Store store, final long hi, final long lo) throws Exception
+    {
+        Files.delete(((FileL3Store)store).mambaPath(hi, lo));
+    }
+
+    @Test
+    void shouldFindTheFirstRunsPagesAfterARestart()
+    {
+        final long[] expected = fillPages(0, 4, 77);
+        staging.fill(Pool.HOST_MAMBA, 0, 78);
+        final long expectedMamba = staging.digest(Pool.HOST_MAMBA, 0);
+        writePages(1, new int[]{ 0, 1, 2, 3 }, 3);
+        store.close();
+        staging.close();
+
+        final RecordingStoreListener restarted = new RecordingStoreListener();
+        staging = new HostDeviceBackend(new DeviceConfig().hostKvPages(64).hostMambaSlots(4));
+        store = new FileL3Store(directory.resolve("l3"), staging);
+        store.start(restarted);
+        assertEquals(4, store.pageCount());
+        assertEquals(1, store.mambaCount());
+
+        store.query(2, hi, lo, 0, PAGES);
+        final RecordingStoreListener.Completion answer = restarted.next(QUERY, 2);
+        assertEquals(4, answer.pages);
+        assertEquals(4, answer.mambaPages);
+
+        final FetchPlan fetch = store.claimFetch();
+        for (int i = 0; i < 4; i++)
+        {
+            fetch.page(hi[i], lo[i], 40 + i);
+        }
+        store.fetch(3, fetch.mamba(hi[3], lo[3], 2));
+        final RecordingStoreListener.Completion done = restarted.next(FETCH, 3);
+        assertTrue(done.ok);
+        assertEquals(4, done.pages);
+        assertTrue(done.mambaRead);
+        for (int i = 0; i < 4; i++)
+        {
+            assertEquals(expected[i], staging.digest(Pool.HOST_KV, 40 + i));
+        }
+        assertEquals(expectedMamba, staging.digest(Pool.HOST_MAMBA, 2));
+    }
+
+    @Test
+    void shouldTreatACorruptFileAsMissingAndRemoveIt() throws Exception
+    {
+        fillPages(0, 4, 5);
+        writePages(1, new int[]{ 0, 1, 2, 3 }, -1);
+        final Path victim = ((FileL3Store)store).pagePath(hi[1], lo[1]);
+        try (RandomAccessFile file = new RandomAccessFile(victim.toFile(), "rw"))
+        {
+            file.seek(FileL3Store.HEADER_LENGTH + 100);
+            final int value = file.read();
+            file.seek(FileL3Store.HEADER_LENGTH + 100);
+            file.write(value ^ 0x40);
+        }
+
+        final FetchPlan fetch = store.claimFetch();
+        for (int i = 0; i < 4; i++)
+        {
+            fetch.page(hi[i], lo[i], 20 + i);
+        }
+        store.fetch(2, fetch);
+        final RecordingStoreListener.Completion done = listener.next(FETCH, 2);
+        assertTrue(done.ok);
+        assertEquals(1, done.pages);
+        assertEquals(1, store.stats().corrupt());
+        assertFalse(Files.exists(victim));
+        assertEquals(3, store.pageCount());
+
+        store.query(3, hi, lo, 0, 4);
+        assertEquals(1, listener.next(QUERY, 3).pages);
+    }
+
+    @Test
+    void shouldTreatATruncatedFileAsMissing() throws Exception
+    {
+        fillPages(0, 2, 6);
+        writePages(1, new int[]{ 0, 1 }, -1);
+        try (RandomAccessFile file = new RandomAccessFile(((FileL3Store)store).pagePath(hi[0], lo[0]).toFile(), "rw"))
+        {
+            file.setLength(100);
+        }
+
+        store.query(2, hi, lo, 0, 2);
+        assertEquals(0, listener.next(QUERY, 2).pages);
+
+        store.fetch(3, store.claimFetch().page(hi[0], lo[0], 9).page(hi[1], lo[1], 10));
+        final RecordingStoreListener.Completion done = listener.next(FETCH, 3);
+        assertTrue(done.ok);
+        assertEquals(0, done.pages);
+    }
+
+    @Test
+    void shouldRejectAFileStoredUnderAnotherFingerprint() throws Exception
+    {
+        fillPages(0, 2, 7);
+        writePages(1, new int[]{ 0 }, -1);
+        final FileL3Store fileStore = (FileL3Store)store;
+        Files.createDirectories(fileStore.pagePath(hi[1], lo[1]).getParent());
+        Files.copy(fileStore.pagePath(hi[0], lo[0]), fileStore.pagePath(hi[1], lo[1]));
+
+        store.fetch(2, store.claimFetch().page(hi[1], lo[1], 9));
+
+        assertEquals(0, listener.next(FETCH, 2).pages);
+        assertEquals(1, store.stats().corrupt());
+    }
+
+    @Test
+    void shouldLayOutOneFilePerObjectWithAHeaderAndNoTemporaryFiles() throws Exception
+    {
+        final long[] expected = fillPages(0, 3, 8);
+        staging.fill(Pool.HOST_MAMBA, 0, 9);
+        writePages(1, new int[]{ 0, 1, 2 }, 2);
+        final FileL3Store fileStore = (FileL3Store)store;
+
+        final Path page = fileStore.pagePath(hi[0], lo[0]);
+        final String name = String.format("%016x%016x", hi[0], lo[0]);
+        assertEquals(directory.resolve("l3").resolve("kv").resolve(name.substring(0, 2)).resolve(name + ".page")
+            .toAbsolutePath(), page);
+        assertEquals(FileL3Store.HEADER_LENGTH + staging.slotBytes(Pool.HOST_KV), Files.size(page));
+        assertEquals(FileL3Store.HEADER_LENGTH + staging.slotBytes(Pool.HOST_MAMBA),
+            Files.size(fileStore.mambaPath(hi[2], lo[2])));
+
+        final ByteBuffer header = ByteBuffer.wrap(Files.readAllBytes(page)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(FileL3Store.MAGIC, header.getInt(0));
+        assertEquals(hi[0], header.getLong(16));
+        assertEquals(lo[0], header.getLong(24));
+        assertEquals(expected[0], header.getLong(32));
+
+        try (Stream<Path> files = Files.walk(directory))
+        {
+            assertEquals(0, files.filter((path) -> path.toString().endsWith(".tmp")).count());
+        }
+    }
+}

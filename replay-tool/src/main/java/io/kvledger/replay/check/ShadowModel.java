@@ -1,0 +1,1918 @@
+package io.kvledger.replay.check;
+
+import io.kvledger.journal.EffectList;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.JournalHeader;
+import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.Reason;
+import io.kvledger.journal.codec.RequestState;
+import io.kvledger.journal.codec.Role;
+import io.kvledger.journal.codec.SlotState;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The checker's own picture of the controller, folded from journaled effects only (never from engine code), so it
+ * can judge journals written by older or buggy builds. It holds every slot of the four pools (state, owner,
+ * ReplaySSM dirtiness, live op targets, recent history), the operations, the radix tree (parents, page counts,
+ * lock counts, receipts) and the requests, and checks the invariants while it folds and at the end of every
+ * document.
+ * <p>
+ * Rules (each names its {@link Invariant}; where the journal contract leaves a case open, the reading a correct
+ * engine following DESIGN.md produces is chosen, so a clean journal never fires):
+ * <ul>
+ * <li><b>I12</b> SLOT_TRANSITION: {@code from} must equal the folded state (a release of a FREE slot is a double
+ * free) and, unless {@code from} is FREE, {@code value1} must name the folded owner; FREE to FREE, FREE to
+ * PENDING_FREE and PENDING_FREE to anything but FREE are illegal; a slot may not be handed to a request that has
+ * FINISHED or ABORTED; PENDING_FREE must name a live op that targets the slot; an unknown pool or id is I12 too.
+ * At the end of a document, a device slot still owned by (or parked for) an op that ended in it, or still owned by
+ * a request that ended in it, is a leak. KV pages move between nodes only from a node to the new parent of a
+ * NODE_SPLIT of the same document.</li>
+ * <li><b>I8</b> a host slot handed to a NODE.</li>
+ * <li><b>I9</b> at the end of a document: a host slot still owned by a request that had HOLD_DROPPED or ended in
+ * it, or owned by (parked for) an op that ended in it.</li>
+ * <li><b>I13</b> a WRITE target of a live LOAD, FETCH, BACKUP or COW (or a READ target of a launched LOAD,
+ * BACKUP, COW or STORE) that goes FREE or to an owner other than the one it had at the end of the document that
+ * queued the op, the op itself, or PENDING_FREE for the op. The change is only suspected when it happens and
+ * confirmed at the end of the document if the op is still QUEUED or LAUNCHED, because a correct cancel may free
+ * destinations before or after its OP_CANCELLED. A page moved by a split of its node follows the node; a fetch's
+ * staging may go to the fetch's request in the FETCH_DONE of that fetch. Also I13: a target FREE at the end of the
+ * queuing document, and an op LAUNCHED while a target is held by somebody it was not queued for (checked at the
+ * launch, or at the end of the document when queue and launch share it). One report per target for transitions,
+ * one per target at the launch.</li>
+ * <li><b>I14</b> a device Mamba slot moving from one node to another (a split keeps the state in the deeper
+ * half); at the end of a document a node owning more than one device Mamba slot, a split parent of that document
+ * owning one, or a deleted node still owning one; a COW reading a device Mamba slot that a live LOAD writes.</li>
+ * <li><b>I17</b> at the end of a document: a device Mamba slot that changed owner to a REQUEST or NODE in it and
+ * is still so owned, or that is a WRITE target of a LOAD or COW queued in it and still live, is dirty (its last
+ * CURSORS_OBSERVED had a non-zero cursor and no CURSORS_RESET followed). A slot handed out and given back in the
+ * same document (an admission rolled back) consumed nothing and is not judged.</li>
+ * <li><b>I18</b> between a request's RESERVED and its next ADMITTED, DEFERRED or HOLD_DROPPED of the same
+ * document: device Mamba FREE to REQUEST(that request), NODE or OP transitions are counted against
+ * {@code value1}; exceeding it, a DEFERRED, or a HOLD_DROPPED (other than FETCH_ABANDONED or DEVICE_COVERED,
+ * which do not end the admission) is a violation. Pool conservation holds by construction and is re-checked.</li>
+ * <li><b>I19</b> op lifecycle QUEUED, LAUNCHED, ACKED|FAILED or QUEUED, CANCELLED; OP_QUEUED followed by exactly
+ * {@code value1} OP_TARGETs of that op; an op id queued again while live. Request lifecycle: REQUEST_STATE
+ * {@code from} must equal the folded state (a request is WAITING from its accepted ARRIVE).</li>
+ * <li><b>I1</b> NODE_INSERTED under a live parent, of a node not live, with at least one page and depth = parent
+ * depth + pages; NODE_SPLIT of a live non-root node into a new id, taking 1 .. pages-1 pages; NODE_DELETED of a
+ * live non-root node without children; LOCKED or EVICTED of a node that is not live.</li>
+ * <li><b>I2</b> at the end of a document, every node touched in it: live nodes own exactly their page count of
+ * device KV pages, dead ones none.</li>
+ * <li><b>I5</b> a receipt taken twice, an UNLOCKED of a receipt not held (double unlock) or naming another
+ * node, component or holder, a count going negative, a node deleted while locked by requests only; at the end of
+ * a document, receipts still held by a request that ended in it or by a LOAD or COW that ended in it.</li>
+ * <li><b>I7</b> EVICTED(FULL) of a node whose FULL count (its subtree's locks) is above zero; EVICTED(MAMBA) of
+ * a node with a MAMBA lock or a lock held by an op; NODE_DELETED while an op holds a lock on the node.</li>
+ * </ul>
+ * Not thread-safe; single reader thread.
+ */
+public final class ShadowModel
+{
+    /** Effects kept per slot, node, op and request for violation histories. */
+    public static final int DEFAULT_HISTORY_LIMIT = 32;
+    /** The root node id; always live. */
+    public static final long ROOT = 0;
+
+    private static final int RETIRED_LIMIT = 65_536;
+    private static final int POOLS = 4;
+    private static final int STATES = 5;
+
+    private enum Kind
+    {
+        SLOT, NODE, REQUEST, OP
+    }
+
+    private record Finding(Invariant invariant, Kind kind, String pool, long id, String explanation,
+        List<HistoryEntry> history)
+    {
+    }
+
+    private final ViolationSink sink;
+    private final int historyLimit;
+    private ShadowObserver observer;
+    private final ShadowSlot[][] slots = new ShadowSlot[POOLS][0];
+    private final int[][] counts = new int[POOLS][STATES];
+    private final OwnerIndex owners = new OwnerIndex();
+    private final Map<Long, ShadowNode> nodes = new HashMap<>();
+    private final Map<Long, ShadowNode> retiredNodes = retiredMap();
+    private final Map<Long, LockReceipt> receipts = new LinkedHashMap<>();
+    private final Map<Long, Long> releasedReceipts = retiredMap();
+    private final Map<Long, ShadowOp> ops = new HashMap<>();
+    private final Map<Long, ShadowOp> retiredOps = retiredMap();
+    private final Map<Long, ShadowRequest> requests = new HashMap<>();
+    private final Map<Long, ShadowRequest> retiredRequests = retiredMap();
+    private final DocumentScope scope = new DocumentScope();
+    private final List<Finding> findings = new ArrayList<>();
+    private final EffectList scratch = new EffectList(1);
+    private boolean configured;
+    private long documents;
+    private long lastSequence = -1;
+    private long lastTimestampNs;
+
+    /**
+     * @param sink         receives violations as they are found.
+     * @param historyLimit effects kept per subject for histories; 0 keeps none (timelines and inspection).
+     */
+    public ShadowModel(final ViolationSink sink, final int historyLimit)
+    {
+        this.sink = sink;
+        this.historyLimit = historyLimit;
+    }
+
+    /**
+     * @param sink receives violations as they are found.
+     */
+    public ShadowModel(final ViolationSink sink)
+    {
+        this(sink, DEFAULT_HISTORY_LIMIT);
+    }
+
+    /**
+     * @param observer told about every effect attributed to a slot or node, or null.
+     * @return this.
+     */
+    public ShadowModel observer(final ShadowObserver observer)
+    {
+        this.observer = observer;
+        return this;
+    }
+
+    /**
+     * Size the pools from the journal header; Mamba pools are empty when the header says {@code hybrid=false}.
+     *
+     * @param header the journal's header.
+     */
+    public void configure(final JournalHeader header)
+    {
+        configure(header.deviceKvPages(), header.hybrid() ? header.deviceMambaSlots() : 0, header.hostKvPages(),
+            header.hybrid() ? header.hostMambaSlots() : 0);
+    }
+
+    /**
+     * Size the pools; every slot starts FREE and clean, the tree holds only the root.
+     *
+     * @param deviceKvPages    device KV pages.
+     * @param deviceMambaSlots device Mamba slots (0 when not hybrid).
+     * @param hostKvPages      host KV staging pages.
+     * @param hostMambaSlots   host Mamba staging slots (0 when not hybrid).
+     */
+    public void configure(final int deviceKvPages, final int deviceMambaSlots, final int hostKvPages,
+        final int hostMambaSlots)
+    {
+        if (documents > 0)
+        {
+            throw new IllegalStateException("configure before the first document");
+        }
+        size(Pool.DEVICE_KV, deviceKvPages);
+        size(Pool.DEVICE_MAMBA, deviceMambaSlots);
+        size(Pool.HOST_KV, hostKvPages);
+        size(Pool.HOST_MAMBA, hostMambaSlots);
+        nodes.clear();
+        final ShadowNode root = new ShadowNode(ROOT);
+        root.live = true;
+        root.parent = -1;
+        nodes.put(ROOT, root);
+        configured = true;
+    }
+
+    /**
+     * Fold one document and check every invariant; violations go to the sink in detection order.
+     *
+     * @param input      the document's input (its sequence is the document sequence).
+     * @param resultCode result of applying it.
+     * @param effects    its effects, in order.
+     */
+    public void apply(final InputRecord input, final int resultCode, final EffectList effects)
+    {
+        if (!configured)
+        {
+            throw new IllegalStateException("no journal header: call configure first");
+        }
+        final long sequence = input.sequence();
+        scope.begin(sequence, input);
+        documents++;
+        lastSequence = sequence;
+        lastTimestampNs = input.timestampNs();
+        if (input.type() == InputType.ARRIVE && resultCode >= 0 && input.request() != InputRecord.NULL_ID)
+        {
+            arrive(input.request());
+        }
+        final int size = effects.size();
+        for (int i = 0; i < size; i++)
+        {
+            checkTargetBlock(effects, i);
+            applyEffect(effects, i);
+            flush();
+        }
+        endOfDocument();
+        flush();
+        retire();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // dispatch
+
+    private void applyEffect(final EffectList e, final int i)
+    {
+        final EffectType type = e.type(i);
+        if (type == null)
+        {
+            return;
+        }
+        switch (type)
+        {
+            case NODE_INSERTED -> nodeInserted(e, i);
+            case NODE_SPLIT -> nodeSplit(e, i);
+            case NODE_DELETED, EVICTED ->
+            {
+                if (type == EffectType.NODE_DELETED)
+                {
+                    nodeDeleted(e, i);
+                }
+                else
+                {
+                    evicted(e, i);
+                }
+                recordNode(e.id(i), e, i);
+            }
+            case LOCKED, UNLOCKED ->
+            {
+                if (type == EffectType.LOCKED)
+                {
+                    locked(e, i);
+                }
+                else
+                {
+                    unlocked(e, i);
+                }
+                recordNode(e.id(i), e, i);
+                recordHolder(e.toState(i), e.owner(i), e, i);
+            }
+            case SLOT_TRANSITION -> slotTransition(e, i);
+            case CURSORS_RESET, CURSORS_OBSERVED -> cursors(e, i);
+            case OP_QUEUED -> opQueued(e, i);
+            case OP_TARGET -> opTarget(e, i);
+            case OP_LAUNCHED -> opLaunched(e, i);
+            case OP_ACKED -> opCompleted(e, i, ShadowOp.State.ACKED);
+            case OP_FAILED -> opCompleted(e, i, ShadowOp.State.FAILED);
+            case OP_CANCELLED -> opCancelled(e, i);
+            case REQUEST_STATE -> requestState(e, i);
+            case RESERVED -> reserved(e, i);
+            case ADMITTED, DEFERRED, HOLD_DROPPED, REJECTED -> admissionOutcome(e, i, type);
+            case HOLD_STAGED, HIT_PARKED, WAITED -> recordRequest(e.owner(i), e, i);
+            case PAGES_STORED -> recordOp(findOp(e.id(i)), e, i);
+            default ->
+            {
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // slots
+
+    private void slotTransition(final EffectList e, final int i)
+    {
+        final ShadowSlot slot = slotOf(e, i, e.id(i));
+        if (slot == null)
+        {
+            return;
+        }
+        final SlotState to = e.toState(i);
+        if (to == null || to == SlotState.NULL_VAL)
+        {
+            recordSlot(slot, e, i);
+            slotFinding(Invariant.I12, slot, "transition to an unknown state");
+            return;
+        }
+        final long owner = to == SlotState.FREE ? -1 : e.owner(i);
+        final SlotState prevState = slot.state;
+        final long prevOwner = slot.owner;
+        checkTransition(slot, e.fromState(i), to, owner, e.value1(i));
+        move(slot, to, owner);
+        recordSlot(slot, e, i);
+        final boolean changed = prevState != to || prevOwner != owner;
+        if (prevState == SlotState.NODE)
+        {
+            scope.touch(prevOwner);
+            recordNode(prevOwner, e, i);
+        }
+        if (to == SlotState.NODE && changed)
+        {
+            scope.touch(owner);
+            recordNode(owner, e, i);
+        }
+        if (prevState == SlotState.REQUEST)
+        {
+            recordRequest(prevOwner, e, i);
+        }
+        if (to == SlotState.REQUEST && changed)
+        {
+            recordRequest(owner, e, i);
+        }
+        if (slot.pool == Pool.DEVICE_MAMBA && changed && (to == SlotState.REQUEST || to == SlotState.NODE))
+        {
+            scope.ownerChangedMamba.add(slot.id);
+        }
+        if (slot.liveTargets != null)
+        {
+            for (final OpTarget target : List.copyOf(slot.liveTargets))
+            {
+                checkTargetChange(target, slot, prevState, prevOwner);
+            }
+        }
+        if (slot.pool == Pool.DEVICE_MAMBA && prevState == SlotState.FREE &&
+            (to == SlotState.REQUEST || to == SlotState.NODE || to == SlotState.OP))
+        {
+            countReservation(slot, to, owner, e, i);
+        }
+    }
+
+    private void checkTransition(final ShadowSlot slot, final SlotState from, final SlotState to, final long owner,
+        final long recordedPrevious)
+    {
+        if (from != slot.state)
+        {
+            if (slot.state == SlotState.FREE && to == SlotState.FREE)
+            {
+                slotFinding(Invariant.I12, slot, "double free: released by " + EffectText.owner(from, recordedPrevious) +
+                    " but the slot is already FREE (since #" + slot.ownerSinceSequence + ")");
+            }
+            else
+            {
+                slotFinding(Invariant.I12, slot, "owner confusion: the transition starts from " +
+                    EffectText.owner(from, recordedPrevious) + " but the slot is " + slot.label() + " (since #" +
+                    slot.ownerSinceSequence + ")");
+            }
+        }
+        else if (from != SlotState.FREE && recordedPrevious != slot.owner)
+        {
+            slotFinding(Invariant.I12, slot, "owner confusion: the transition names previous owner " +
+                EffectText.owner(from, recordedPrevious) + " but the slot belongs to " + slot.label());
+        }
+        else if (from == SlotState.FREE && (to == SlotState.FREE || to == SlotState.PENDING_FREE))
+        {
+            slotFinding(Invariant.I12, slot, to == SlotState.FREE ? "double free: FREE -> FREE" :
+                "a FREE slot cannot be parked as PENDING_FREE");
+        }
+        else if (from == SlotState.PENDING_FREE && to != SlotState.FREE)
+        {
+            slotFinding(Invariant.I12, slot, "a PENDING_FREE slot may only become FREE (at its op's ack), not " +
+                EffectText.owner(to, owner));
+        }
+        checkNewOwner(slot, to, owner);
+    }
+
+    private void checkNewOwner(final ShadowSlot slot, final SlotState to, final long owner)
+    {
+        final boolean host = slot.pool == Pool.HOST_KV || slot.pool == Pool.HOST_MAMBA;
+        if (host && to == SlotState.NODE)
+        {
+            slotFinding(Invariant.I8, slot, "host staging handed to node " + owner +
+                ": in buffer-only mode no node holds host data");
+        }
+        if (slot.state == SlotState.NODE && to == SlotState.NODE && slot.owner != owner)
+        {
+            if (slot.pool == Pool.DEVICE_MAMBA)
+            {
+                slotFinding(Invariant.I14, slot, "Mamba state moved from node " + slot.owner + " to node " + owner +
+                    ": a split keeps the state with the deeper half and states never move between nodes");
+            }
+            else if (slot.pool == Pool.DEVICE_KV && !scope.splitMove(slot.owner, owner))
+            {
+                slotFinding(Invariant.I12, slot, "page moved from node " + slot.owner + " to node " + owner +
+                    " without a NODE_SPLIT of node " + slot.owner + " into " + owner + " in this document");
+            }
+        }
+        if (to == SlotState.REQUEST)
+        {
+            final ShadowRequest request = findRequest(owner);
+            if (request != null && request.terminal())
+            {
+                slotFinding(Invariant.I12, slot, "handed to request " + owner + " which is " + request.state +
+                    " (since #" + request.stateSequence + ")");
+            }
+        }
+        if (to == SlotState.PENDING_FREE)
+        {
+            final ShadowOp op = ops.get(owner);
+            if (op == null || !op.state.live())
+            {
+                slotFinding(Invariant.I12, slot, "parked as PENDING_FREE for op " + owner +
+                    " which is not in flight: nothing will ever free it");
+            }
+            else if (!targets(op, slot))
+            {
+                slotFinding(Invariant.I12, slot, "parked as PENDING_FREE for " + op.label() +
+                    " which does not target it");
+            }
+        }
+    }
+
+    private void checkTargetChange(final OpTarget target, final ShadowSlot slot, final SlotState prevState,
+        final long prevOwner)
+    {
+        final ShadowOp op = target.op;
+        if (!op.state.live() || target.reported || op.queuedSequence == scope.sequence)
+        {
+            return;
+        }
+        final boolean guarded = target.write() ? op.protectsWrites() :
+            op.protectsReads() && op.state == ShadowOp.State.LAUNCHED;
+        if (!guarded || target.permits(slot.state, slot.owner))
+        {
+            return;
+        }
+        if (slot.state == SlotState.NODE && prevState == SlotState.NODE && target.allowedState == SlotState.NODE &&
+            target.allowedOwner == prevOwner && scope.splitMove(prevOwner, slot.owner))
+        {
+            target.allowedOwner = slot.owner;
+            return;
+        }
+        if (op.kind == OpKind.FETCH && slot.state == SlotState.REQUEST && slot.owner == op.owner &&
+            scope.input.type() == InputType.FETCH_DONE && scope.input.op() == op.id)
+        {
+            return;
+        }
+        final String what = slot.state == SlotState.FREE ? "freed" : "handed to " + slot.label();
+        scope.suspicions.add(new DocumentScope.Suspicion(target, slot, what + " while " + op.label() + " (" +
+            op.state + " since #" + op.stateSequence + ") still " + (target.write() ? "writes" : "reads") +
+            " it; it was queued as " + target.allowedLabel()));
+    }
+
+    private void cursors(final EffectList e, final int i)
+    {
+        final ShadowSlot slot = slotOf(e, i, e.id(i));
+        if (slot == null)
+        {
+            return;
+        }
+        if (e.type(i) == EffectType.CURSORS_RESET)
+        {
+            slot.dirty = false;
+        }
+        else if (slot.pool == Pool.DEVICE_MAMBA)
+        {
+            slot.dirty = e.value1(i) != 0 || e.value2(i) != 0 || e.value3(i) != 0;
+            if (slot.dirty)
+            {
+                slot.dirtySequence = scope.sequence;
+            }
+        }
+        recordSlot(slot, e, i);
+    }
+
+    private void move(final ShadowSlot slot, final SlotState to, final long owner)
+    {
+        final int p = slot.pool.value();
+        owners.remove(slot.state, slot.owner, slot.pool, slot.id);
+        counts[p][slot.state.value()]--;
+        slot.state = to;
+        slot.owner = owner;
+        slot.ownerSinceSequence = scope.sequence;
+        counts[p][to.value()]++;
+        owners.add(to, owner, slot.pool, slot.id);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // operations
+
+    private void checkTargetBlock(final EffectList e, final int i)
+    {
+        if (scope.targetsRemaining > 0 &&
+            (e.type(i) != EffectType.OP_TARGET || e.id(i) != scope.expectingTargets.id))
+        {
+            final ShadowOp op = scope.expectingTargets;
+            opFinding(Invariant.I19, op.id, "OP_QUEUED declared " + op.declaredTargets + " targets but only " +
+                (op.declaredTargets - scope.targetsRemaining) + " OP_TARGETs followed");
+            scope.targetsRemaining = 0;
+            scope.expectingTargets = null;
+        }
+    }
+
+    private void opQueued(final EffectList e, final int i)
+    {
+        final long id = e.id(i);
+        final ShadowOp existing = findOp(id);
+        if (existing != null && existing.state.live())
+        {
+            opFinding(Invariant.I19, id, "op id " + id + " queued again while " + existing.label() + " is " +
+                existing.state + " (since #" + existing.stateSequence + ")");
+            end(existing, ShadowOp.State.CANCELLED);
+            scope.ended.remove(existing);
+        }
+        final ShadowOp op = new ShadowOp(id, e.opKind(i), e.owner(i), scope.sequence, (int)e.value1(i));
+        if (existing != null)
+        {
+            op.history = existing.history;
+        }
+        retiredOps.remove(id);
+        ops.put(id, op);
+        recordOp(op, e, i);
+        scope.queued.add(op);
+        if (e.value1(i) > 0)
+        {
+            scope.expectingTargets = op;
+            scope.targetsRemaining = e.value1(i);
+        }
+        else if (e.value1(i) < 0)
+        {
+            opFinding(Invariant.I19, id, "OP_QUEUED with a negative target count " + e.value1(i));
+        }
+    }
+
+    private void opTarget(final EffectList e, final int i)
+    {
+        final ShadowOp op = ops.get(e.id(i));
+        if (op == null || !op.state.live())
+        {
+            recordOp(op, e, i);
+            opFinding(Invariant.I19, e.id(i), "OP_TARGET for op " + e.id(i) + " which is not queued");
+            return;
+        }
+        recordOp(op, e, i);
+        if (scope.expectingTargets == op && scope.targetsRemaining > 0)
+        {
+            scope.targetsRemaining--;
+        }
+        else
+        {
+            opFinding(Invariant.I19, op.id, "OP_TARGET outside the OP_QUEUED block of " + op.label() + " (declared " +
+                op.declaredTargets + " targets)");
+        }
+        final ShadowSlot slot = slotOf(e, i, e.value1(i));
+        if (slot == null)
+        {
+            return;
+        }
+        final Role role = e.roleCode(i) == EffectList.NULL_CODE ? Role.READ : e.role(i);
+        final OpTarget target = new OpTarget(op, slot.pool, role, slot.id);
+        op.targets.add(target);
+        slot.addTarget(target);
+        recordSlot(slot, e, i);
+        if (slot.pool == Pool.DEVICE_MAMBA && target.write() && (op.kind == OpKind.LOAD || op.kind == OpKind.COW))
+        {
+            scope.loadWrittenMamba.put(slot.id, op);
+        }
+        if (op.kind == OpKind.COW && !target.write() && slot.pool == Pool.DEVICE_MAMBA)
+        {
+            checkCowSource(op, slot);
+        }
+    }
+
+    private void checkCowSource(final ShadowOp cow, final ShadowSlot slot)
+    {
+        for (final OpTarget other : slot.liveTargets)
+        {
+            if (other.op != cow && other.op.kind == OpKind.LOAD && other.write() && other.op.state.live())
+            {
+                slotFinding(Invariant.I14, slot, cow.label() + " copies from checkpoint " + slot.subject() +
+                    " while " + other.op.label() + " (" + other.op.state + ") still loads it: a checkpoint whose " +
+                    "load is in flight is not a copy-on-write source");
+                return;
+            }
+        }
+    }
+
+    private void opLaunched(final EffectList e, final int i)
+    {
+        final ShadowOp op = findOp(e.id(i));
+        if (op == null)
+        {
+            opFinding(Invariant.I19, e.id(i), "OP_LAUNCHED of op " + e.id(i) + " which was never queued");
+            return;
+        }
+        recordOp(op, e, i);
+        recordTargets(op, e, i);
+        if (op.state != ShadowOp.State.QUEUED)
+        {
+            opFinding(Invariant.I19, op.id, op.label() + " launched while " + op.state + " (since #" +
+                op.stateSequence + ")" + (op.state == ShadowOp.State.LAUNCHED ? ": launched twice" : ""));
+            return;
+        }
+        op.state = ShadowOp.State.LAUNCHED;
+        op.stateSequence = scope.sequence;
+        if (op.queuedSequence == scope.sequence)
+        {
+            scope.launchedSameDocument.add(op);
+        }
+        else
+        {
+            checkLaunch(op);
+        }
+    }
+
+    private void checkLaunch(final ShadowOp op)
+    {
+        for (final OpTarget target : op.targets)
+        {
+            final boolean guarded = target.write() ? op.protectsWrites() : op.protectsReads();
+            final ShadowSlot slot = slotAt(target.pool, target.slot);
+            if (!guarded || target.permits(slot.state, slot.owner))
+            {
+                continue;
+            }
+            final String consequence;
+            if (target.write())
+            {
+                consequence = slot.state == SlotState.FREE ? "the copy writes a free slot" :
+                    "the copy overwrites the data of " + slot.label();
+            }
+            else
+            {
+                consequence = "the copy reads data that is no longer there";
+            }
+            slotFinding(Invariant.I13, slot, op.label() + " launched while its " + target.role + " target is " +
+                slot.label() + " (queued as " + target.allowedLabel() + "): " + consequence);
+        }
+    }
+
+    private void opCompleted(final EffectList e, final int i, final ShadowOp.State terminal)
+    {
+        final ShadowOp op = findOp(e.id(i));
+        if (op == null)
+        {
+            opFinding(Invariant.I19, e.id(i), e.type(i) + " of op " + e.id(i) + " which was never queued");
+            return;
+        }
+        recordOp(op, e, i);
+        recordTargets(op, e, i);
+        if (op.state == ShadowOp.State.QUEUED)
+        {
+            opFinding(Invariant.I19, op.id, op.label() + " " + terminal + " while QUEUED: it was never launched");
+        }
+        else if (!op.state.live())
+        {
+            opFinding(Invariant.I19, op.id, "second completion of " + op.label() + ": already " + op.state +
+                " at #" + op.stateSequence);
+        }
+        if (op.state.live())
+        {
+            end(op, terminal);
+        }
+    }
+
+    private void opCancelled(final EffectList e, final int i)
+    {
+        final ShadowOp op = findOp(e.id(i));
+        if (op == null)
+        {
+            opFinding(Invariant.I19, e.id(i), "OP_CANCELLED of op " + e.id(i) + " which was never queued");
+            return;
+        }
+        recordOp(op, e, i);
+        recordTargets(op, e, i);
+        if (op.state == ShadowOp.State.LAUNCHED)
+        {
+            opFinding(Invariant.I19, op.id, op.label() + " cancelled after its launch (#" + op.stateSequence +
+                "): a launched copy cannot be recalled, it must be acked");
+        }
+        else if (!op.state.live())
+        {
+            opFinding(Invariant.I19, op.id, op.label() + " cancelled but already " + op.state + " at #" +
+                op.stateSequence);
+        }
+        if (op.state.live())
+        {
+            end(op, ShadowOp.State.CANCELLED);
+        }
+    }
+
+    private void end(final ShadowOp op, final ShadowOp.State state)
+    {
+        op.state = state;
+        op.stateSequence = scope.sequence;
+        for (final OpTarget target : op.targets)
+        {
+            slotAt(target.pool, target.slot).removeTargetsOf(op);
+        }
+        scope.ended.add(op);
+    }
+
+    private void recordTargets(final ShadowOp op, final EffectList e, final int i)
+    {
+        ShadowSlot last = null;
+        for (final OpTarget target : op.targets)
+        {
+            final ShadowSlot slot = slotAt(target.pool, target.slot);
+            if (slot != last)
+            {
+                recordSlot(slot, e, i);
+                last = slot;
+            }
+        }
+    }
+
+    private static boolean targets(final ShadowOp op, final ShadowSlot slot)
+    {
+        for (final OpTarget target : op.targets)
+        {
+            if (target.pool == slot.pool && target.slot == slot.id)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // tree
+
+    private void nodeInserted(final EffectList e, final int i)
+    {
+        final long id = e.id(i);
+        final long parentId = e.owner(i);
+        final long pages = e.value1(i);
+        final long depth = e.value2(i);
+        final ShadowNode parent = liveNode(parentId);
+        final ShadowNode existing = liveNode(id);
+        if (id == ROOT || existing != null)
+        {
+            nodeFinding(Invariant.I1, id, "inserted twice: node " + id + " is already live" +
+                (existing != null && id != ROOT ? " (since #" + existing.insertedSequence + ")" : ""));
+        }
+        if (parent == null)
+        {
+            nodeFinding(Invariant.I1, id, "inserted under node " + parentId + " which is not live");
+        }
+        if (pages < 1)
+        {
+            nodeFinding(Invariant.I1, id, "inserted with " + pages + " pages: every non-root node holds at least one");
+        }
+        else if (parent != null && depth != parent.depth + pages)
+        {
+            nodeFinding(Invariant.I1, id, "depth " + depth + " but parent " + parentId + " ends at depth " +
+                parent.depth + " and the node holds " + pages + " pages");
+        }
+        if (id != ROOT && existing == null)
+        {
+            final ShadowNode node = nodeRecord(id);
+            node.live = true;
+            node.parent = parentId;
+            node.pages = pages;
+            node.depth = depth;
+            node.children = 0;
+            node.fullLocks = 0;
+            node.mambaLocks = 0;
+            node.splitParent = false;
+            node.insertedSequence = scope.sequence;
+            if (parent != null)
+            {
+                parent.children++;
+            }
+        }
+        scope.touch(id);
+        scope.touch(parentId);
+        recordNode(id, e, i);
+        recordNode(parentId, e, i);
+    }
+
+    private void nodeSplit(final EffectList e, final int i)
+    {
+        final long id = e.id(i);
+        final long newParentId = e.owner(i);
+        final long taken = e.value1(i);
+        final ShadowNode node = liveNode(id);
+        scope.touch(id);
+        scope.touch(newParentId);
+        if (node == null || id == ROOT)
+        {
+            recordNode(id, e, i);
+            nodeFinding(Invariant.I1, id, id == ROOT ? "the root cannot be split" : "split of node " + id +
+                " which is not live");
+            return;
+        }
+        if (liveNode(newParentId) != null)
+        {
+            recordNode(id, e, i);
+            nodeFinding(Invariant.I1, id, "split into new parent " + newParentId + " which is already live");
+            return;
+        }
+        if (taken < 1 || taken >= node.pages)
+        {
+            nodeFinding(Invariant.I1, id, "split takes " + taken + " of its " + node.pages +
+                " pages: both halves must keep at least one page");
+        }
+        final ShadowNode parent = nodeRecord(newParentId);
+        parent.live = true;
+        parent.parent = node.parent;
+        parent.pages = taken;
+        parent.depth = node.depth - (node.pages - taken);
+        parent.children = 1;
+        parent.fullLocks = node.fullLocks;
+        parent.mambaLocks = 0;
+        parent.splitParent = true;
+        parent.insertedSequence = scope.sequence;
+        node.pages -= taken;
+        node.parent = newParentId;
+        scope.split(id, newParentId);
+        recordNode(id, e, i);
+        recordNode(newParentId, e, i);
+    }
+
+    private void nodeDeleted(final EffectList e, final int i)
+    {
+        final long id = e.id(i);
+        final ShadowNode node = liveNode(id);
+        scope.touch(id);
+        if (id == ROOT)
+        {
+            nodeFinding(Invariant.I1, id, "the root cannot be deleted");
+            return;
+        }
+        if (node == null)
+        {
+            nodeFinding(Invariant.I1, id, "deleted node " + id + " which is not live");
+            return;
+        }
+        if (node.children > 0)
+        {
+            nodeFinding(Invariant.I1, id, "deleted while it has " + node.children + " live children");
+        }
+        if (node.fullLocks > 0 || node.mambaLocks > 0)
+        {
+            final List<LockReceipt> held = receiptsOn(id, false);
+            final boolean byOp = held.stream().anyMatch(r -> r.holderKind() == SlotState.OP);
+            nodeFinding(byOp ? Invariant.I7 : Invariant.I5, id, "deleted while locked: " + labels(held));
+        }
+        node.live = false;
+        final ShadowNode parent = liveNode(node.parent);
+        if (parent != null)
+        {
+            parent.children--;
+        }
+    }
+
+    private void evicted(final EffectList e, final int i)
+    {
+        final long id = e.id(i);
+        final ShadowNode node = liveNode(id);
+        scope.touch(id);
+        if (node == null || id == ROOT)
+        {
+            nodeFinding(Invariant.I1, id, id == ROOT ? "the root cannot be evicted" : "evicted node " + id +
+                " which is not live");
+            return;
+        }
+        if (e.componentCode(i) != EffectList.NULL_CODE && e.component(i) == Component.MAMBA)
+        {
+            final List<LockReceipt> held = receiptsOn(id, false);
+            held.removeIf(r -> r.component() != Component.MAMBA && r.holderKind() != SlotState.OP);
+            if (node.mambaLocks > 0 || !held.isEmpty())
+            {
+                nodeFinding(Invariant.I7, id, "Mamba state evicted while locked: " + labels(held));
+            }
+        }
+        else if (node.fullLocks > 0)
+        {
+            nodeFinding(Invariant.I7, id, "evicted while its subtree is locked (FULL count " + node.fullLocks + "): " +
+                labels(receiptsOn(id, true)));
+        }
+    }
+
+    private void locked(final EffectList e, final int i)
+    {
+        final long id = e.id(i);
+        final long receipt = e.value1(i);
+        final Component component = component(e, i);
+        final SlotState holderKind = e.toState(i);
+        final long holder = e.owner(i);
+        if (receipts.containsKey(receipt))
+        {
+            nodeFinding(Invariant.I5, id, "receipt " + receipt + " taken while already held as " +
+                receipts.get(receipt).label() + " on node " + receipts.get(receipt).node());
+            return;
+        }
+        final ShadowNode node = liveNode(id);
+        if (node == null)
+        {
+            nodeFinding(Invariant.I1, id, "locked node " + id + " which is not live");
+        }
+        receipts.put(receipt, new LockReceipt(receipt, id, component, holderKind, holder, scope.sequence));
+        releasedReceipts.remove(receipt);
+        if (node == null)
+        {
+            return;
+        }
+        if (component == Component.MAMBA)
+        {
+            node.mambaLocks++;
+        }
+        else
+        {
+            for (final ShadowNode n : path(node))
+            {
+                n.fullLocks++;
+                scope.touch(n.id);
+            }
+        }
+    }
+
+    private void unlocked(final EffectList e, final int i)
+    {
+        final long id = e.id(i);
+        final long receipt = e.value1(i);
+        final LockReceipt held = receipts.remove(receipt);
+        if (held == null)
+        {
+            final Long released = releasedReceipts.get(receipt);
+            nodeFinding(Invariant.I5, id, "UNLOCKED receipt " + receipt + " which is not held" +
+                (released != null ? ": already released at #" + released + " (double unlock)" : ""));
+            return;
+        }
+        releasedReceipts.put(receipt, scope.sequence);
+        if (held.node() != id || held.component() != component(e, i) || held.holder() != e.owner(i) ||
+            held.holderKind() != e.toState(i))
+        {
+            nodeFinding(Invariant.I5, id, "receipt " + receipt + " was taken as " + held.label() + " on node " +
+                held.node() + " but UNLOCKED names " + component(e, i) + " by " +
+                EffectText.owner(e.toState(i), e.owner(i)) + " on node " + id);
+        }
+        final ShadowNode node = liveNode(held.node());
+        if (node == null)
+        {
+            return;
+        }
+        if (held.component() == Component.MAMBA)
+        {
+            if (--node.mambaLocks < 0)
+            {
+                nodeFinding(Invariant.I5, node.id, "MAMBA lock count went negative");
+                node.mambaLocks = 0;
+            }
+            return;
+        }
+        for (final ShadowNode n : path(node))
+        {
+            scope.touch(n.id);
+            if (--n.fullLocks < 0)
+            {
+                nodeFinding(Invariant.I5, n.id, "FULL lock count went negative");
+                n.fullLocks = 0;
+            }
+        }
+    }
+
+    private List<LockReceipt> receiptsOn(final long node, final boolean subtree)
+    {
+        final List<LockReceipt> out = new ArrayList<>();
+        for (final LockReceipt receipt : receipts.values())
+        {
+            if (receipt.node() == node || (subtree && receipt.component() != Component.MAMBA &&
+                isAncestor(node, receipt.node())))
+            {
+                out.add(receipt);
+            }
+        }
+        return out;
+    }
+
+    private boolean isAncestor(final long ancestor, final long node)
+    {
+        final ShadowNode start = liveNode(node);
+        if (start != null)
+        {
+            for (final ShadowNode n : path(start))
+            {
+                if (n.id == ancestor)
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The node and its live ancestors up to the root; stops on a cycle a corrupt journal could create.
+     */
+    private List<ShadowNode> path(final ShadowNode from)
+    {
+        final List<ShadowNode> out = new ArrayList<>();
+        final int limit = nodes.size() + 1;
+        for (ShadowNode n = from; n != null && out.size() < limit; n = n.id == ROOT ? null : liveNode(n.parent))
+        {
+            out.add(n);
+        }
+        return out;
+    }
+
+    private static String labels(final List<LockReceipt> held)
+    {
+        if (held.isEmpty())
+        {
+            return "lock counts above zero";
+        }
+        final StringBuilder b = new StringBuilder();
+        for (final LockReceipt receipt : held)
+        {
+            b.append(b.length() == 0 ? "" : ", ").append(receipt.label()).append(" on node ").append(receipt.node())
+                .append(" (since #").append(receipt.sequence()).append(')');
+        }
+        return b.toString();
+    }
+
+    private static Component component(final EffectList e, final int i)
+    {
+        return e.componentCode(i) != EffectList.NULL_CODE && e.component(i) == Component.MAMBA ?
+            Component.MAMBA : Component.FULL;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // requests and admission
+
+    private void arrive(final long id)
+    {
+        final ShadowRequest existing = requests.get(id);
+        if (existing != null && !existing.terminal())
+        {
+            requestFinding(Invariant.I19, id, "request " + id + " arrived again while " + existing.state);
+            return;
+        }
+        final ShadowRequest old = existing != null ? existing : retiredRequests.remove(id);
+        final ShadowRequest request = new ShadowRequest(id);
+        request.stateSequence = scope.sequence;
+        if (old != null)
+        {
+            request.history = old.history;
+        }
+        requests.put(id, request);
+    }
+
+    private void requestState(final EffectList e, final int i)
+    {
+        final long id = e.owner(i);
+        final RequestState from = e.requestFrom(i);
+        final RequestState to = e.requestTo(i);
+        ShadowRequest request = requests.get(id);
+        if (request == null)
+        {
+            final ShadowRequest old = retiredRequests.remove(id);
+            request = new ShadowRequest(id);
+            if (old != null)
+            {
+                request.history = old.history;
+            }
+            requests.put(id, request);
+            recordRequest(id, e, i);
+            if (from != RequestState.WAITING)
+            {
+                requestFinding(Invariant.I19, id, "moves from " + from + " but " + (old == null ?
+                    "it never arrived" : "it already ended " + old.state + " at #" + old.stateSequence));
+            }
+        }
+        else
+        {
+            recordRequest(id, e, i);
+            if (request.state != from)
+            {
+                requestFinding(Invariant.I19, id, "moves from " + from + " to " + to + " but it is " + request.state +
+                    " (since #" + request.stateSequence + ")");
+            }
+        }
+        if (to != null && to != RequestState.NULL_VAL)
+        {
+            request.state = to;
+            request.stateSequence = scope.sequence;
+            if (request.terminal())
+            {
+                scope.endedRequests.add(id);
+            }
+        }
+    }
+
+    private void reserved(final EffectList e, final int i)
+    {
+        final long id = e.owner(i);
+        recordRequest(id, e, i);
+        final Reservation reservation = new Reservation(id, e.value1(i), scope.sequence);
+        reservation.entries.add(new HistoryEntry(scope.sequence, EffectText.describe(e, i)));
+        scope.reservations.remove(id);
+        scope.reservations.put(id, reservation);
+        scope.latestReservation = reservation;
+    }
+
+    private void countReservation(final ShadowSlot slot, final SlotState to, final long owner, final EffectList e,
+        final int i)
+    {
+        final Reservation reservation = to == SlotState.REQUEST ? scope.reservations.get(owner) :
+            scope.latestReservation;
+        if (reservation == null)
+        {
+            return;
+        }
+        reservation.allocated++;
+        reservation.entries.add(new HistoryEntry(scope.sequence, EffectText.describe(e, i)));
+        if (reservation.allocated > reservation.reserved && !reservation.reported)
+        {
+            reservation.reported = true;
+            findings.add(new Finding(Invariant.I18, Kind.SLOT, slot.pool.name(), slot.id, "admission of request " +
+                reservation.request + " reserved " + slots(reservation.reserved) + ", the load needed at least " +
+                reservation.allocated + " (this allocation exceeds the reservation)",
+                List.copyOf(reservation.entries)));
+        }
+    }
+
+    private void admissionOutcome(final EffectList e, final int i, final EffectType type)
+    {
+        final long id = e.owner(i);
+        recordRequest(id, e, i);
+        final Reason reason = e.reasonCode(i) == EffectList.NULL_CODE ? Reason.NONE : e.reason(i);
+        if (type == EffectType.HOLD_DROPPED)
+        {
+            scope.droppedHolds.add(id);
+            if (reason == Reason.FETCH_ABANDONED || reason == Reason.DEVICE_COVERED)
+            {
+                return;
+            }
+        }
+        final Reservation reservation = scope.reservations.remove(id);
+        if (reservation == null)
+        {
+            return;
+        }
+        if (scope.latestReservation == reservation)
+        {
+            scope.latestReservation = null;
+            for (final Reservation open : scope.reservations.values())
+            {
+                scope.latestReservation = open;
+            }
+        }
+        if ((type == EffectType.DEFERRED || type == EffectType.HOLD_DROPPED) && !reservation.reported)
+        {
+            reservation.entries.add(new HistoryEntry(scope.sequence, EffectText.describe(e, i)));
+            findings.add(new Finding(Invariant.I18, Kind.REQUEST, Violation.REQUEST, id, "admission reserved " +
+                slots(reservation.reserved) + " and allocated " + reservation.allocated + ", then the request was " +
+                (type == EffectType.DEFERRED ? "DEFERRED " : "dropped (HOLD_DROPPED ") + reason +
+                (type == EffectType.DEFERRED ? "" : ")") + ": the reservation did not cover what the load needed",
+                List.copyOf(reservation.entries)));
+        }
+    }
+
+    private static String slots(final long n)
+    {
+        return n + (n == 1 ? " Mamba slot" : " Mamba slots");
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // end of document
+
+    private void endOfDocument()
+    {
+        if (scope.targetsRemaining > 0)
+        {
+            final ShadowOp op = scope.expectingTargets;
+            opFinding(Invariant.I19, op.id, "OP_QUEUED declared " + op.declaredTargets + " targets but only " +
+                (op.declaredTargets - scope.targetsRemaining) + " OP_TARGETs followed");
+        }
+        for (final ShadowOp op : scope.queued)
+        {
+            if (op.state.live())
+            {
+                settleQueuedTargets(op);
+            }
+        }
+        for (final ShadowOp op : scope.launchedSameDocument)
+        {
+            if (op.state == ShadowOp.State.LAUNCHED)
+            {
+                checkLaunch(op);
+            }
+        }
+        for (final DocumentScope.Suspicion suspicion : scope.suspicions)
+        {
+            if (suspicion.target().op.state.live() && !suspicion.target().reported)
+            {
+                suspicion.target().reported = true;
+                slotFinding(Invariant.I13, suspicion.slot(), suspicion.explanation());
+            }
+        }
+        checkCursors();
+        for (final ShadowOp op : scope.ended)
+        {
+            checkEndedOp(op);
+        }
+        for (final long request : scope.droppedHolds)
+        {
+            checkHeld(request, true, false, "after its HOLD_DROPPED");
+        }
+        for (final long request : scope.endedRequests)
+        {
+            checkEndedRequest(request);
+        }
+        for (final long node : scope.touchedNodes)
+        {
+            checkNode(node);
+        }
+        checkConservation();
+    }
+
+    private void settleQueuedTargets(final ShadowOp op)
+    {
+        for (final OpTarget target : op.targets)
+        {
+            final ShadowSlot slot = slotAt(target.pool, target.slot);
+            if (slot.state != SlotState.FREE)
+            {
+                target.allowedState = slot.state;
+                target.allowedOwner = slot.owner;
+                continue;
+            }
+            final boolean guarded = target.write() ? op.protectsWrites() : op.protectsReads();
+            if (guarded)
+            {
+                target.reported = true;
+                slotFinding(Invariant.I13, slot, op.label() + " was queued to " + (target.write() ? "write" : "read") +
+                    " it but the slot is FREE at the end of the document: it can be handed to anyone before the " +
+                    "copy runs");
+            }
+        }
+    }
+
+    private void checkCursors()
+    {
+        final Set<Integer> reported = new HashSet<>();
+        for (final int id : scope.ownerChangedMamba)
+        {
+            final ShadowSlot slot = slotAt(Pool.DEVICE_MAMBA, id);
+            if ((slot.state == SlotState.REQUEST || slot.state == SlotState.NODE) && slot.dirty && reported.add(id))
+            {
+                slotFinding(Invariant.I17, slot, "handed to " + slot.label() + " with stale ReplaySSM cursors " +
+                    "(non-zero observed at #" + slot.dirtySequence + ", no CURSORS_RESET since)");
+            }
+        }
+        for (final Map.Entry<Integer, ShadowOp> entry : scope.loadWrittenMamba.entrySet())
+        {
+            final ShadowSlot slot = slotAt(Pool.DEVICE_MAMBA, entry.getKey());
+            final ShadowOp op = entry.getValue();
+            if (op.state.live() && slot.dirty && reported.add(slot.id))
+            {
+                slotFinding(Invariant.I17, slot, "written by " + op.label() + " with stale ReplaySSM cursors " +
+                    "(non-zero observed at #" + slot.dirtySequence + ", no CURSORS_RESET since): the first decode " +
+                    "replays the previous tenant's ring entries");
+            }
+        }
+    }
+
+    private void checkEndedOp(final ShadowOp op)
+    {
+        if (ops.get(op.id) != op)
+        {
+            return;
+        }
+        leaks(owners.owned(SlotState.OP, op.id), "owned by " + op.label(), op.state + " at #" + op.stateSequence);
+        leaks(owners.owned(SlotState.PENDING_FREE, op.id), "parked for " + op.label(),
+            op.state + " at #" + op.stateSequence);
+        if (op.kind == OpKind.LOAD || op.kind == OpKind.COW)
+        {
+            for (final LockReceipt receipt : receipts.values())
+            {
+                if (receipt.holderKind() == SlotState.OP && receipt.holder() == op.id)
+                {
+                    nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after the op ended " +
+                        op.state + ": the lock leaks and the node can never be evicted");
+                }
+            }
+        }
+    }
+
+    private void checkEndedRequest(final long id)
+    {
+        final ShadowRequest request = requests.get(id);
+        if (request == null || !request.terminal())
+        {
+            return;
+        }
+        checkHeld(id, true, true, "after it " + request.state);
+        for (final LockReceipt receipt : receipts.values())
+        {
+            if (receipt.holderKind() == SlotState.REQUEST && receipt.holder() == id)
+            {
+                nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after request " + id + " " +
+                    request.state + ": the lock leaks and the node can never be evicted");
+            }
+        }
+    }
+
+    private void checkHeld(final long request, final boolean host, final boolean device, final String when)
+    {
+        final List<Long> hostSlots = new ArrayList<>();
+        final List<Long> deviceSlots = new ArrayList<>();
+        for (final long key : owners.owned(SlotState.REQUEST, request))
+        {
+            final Pool pool = OwnerIndex.pool(key);
+            (pool == Pool.HOST_KV || pool == Pool.HOST_MAMBA ? hostSlots : deviceSlots).add(key);
+        }
+        if (host)
+        {
+            leaks(hostSlots, "owned by request " + request, when);
+        }
+        if (device)
+        {
+            leaks(deviceSlots, "owned by request " + request, when);
+        }
+    }
+
+    /**
+     * One violation per pool for slots still held past their owner's end: I9 for host staging, I12 for device.
+     */
+    private void leaks(final Iterable<Long> keys, final String held, final String when)
+    {
+        final Map<Pool, List<Long>> perPool = new LinkedHashMap<>();
+        for (final long key : keys)
+        {
+            perPool.computeIfAbsent(OwnerIndex.pool(key), p -> new ArrayList<>()).add(key);
+        }
+        for (final Map.Entry<Pool, List<Long>> entry : perPool.entrySet())
+        {
+            final Pool pool = entry.getKey();
+            final List<Long> leaked = entry.getValue();
+            final boolean host = pool == Pool.HOST_KV || pool == Pool.HOST_MAMBA;
+            final ShadowSlot first = slotAt(pool, OwnerIndex.slot(leaked.get(0)));
+            slotFinding(host ? Invariant.I9 : Invariant.I12, first, (host ? "host staging" : "device slot") +
+                " still " + held + " " + when + ": leaked" + (leaked.size() > 1 ? " (with " + (leaked.size() - 1) +
+                " more " + pool + " slots)" : ""));
+        }
+    }
+
+    private void checkNode(final long id)
+    {
+        final ShadowNode node = nodes.get(id);
+        final boolean live = node != null && node.live;
+        final int kv = owners.count(SlotState.NODE, id, Pool.DEVICE_KV);
+        final int mamba = owners.count(SlotState.NODE, id, Pool.DEVICE_MAMBA);
+        if (live)
+        {
+            if (kv != node.pages)
+            {
+                nodeFinding(Invariant.I2, id, "holds " + node.pages + " pages but owns " + kv + " device KV pages");
+            }
+            if (mamba > 1)
+            {
+                nodeFinding(Invariant.I14, id, "owns " + mamba + " device Mamba slots: a node holds at most one state");
+            }
+            else if (mamba == 1 && scope.splitParents.contains(id) && node.splitParent)
+            {
+                nodeFinding(Invariant.I14, id, "new parent of a split owns a Mamba state: the state stays with the " +
+                    "deeper half");
+            }
+            return;
+        }
+        if (kv > 0)
+        {
+            nodeFinding(Invariant.I2, id, "node " + id + " is not live but still owns " + kv + " device KV pages");
+        }
+        if (mamba > 0)
+        {
+            nodeFinding(Invariant.I14, id, "node " + id + " is not live but still owns a device Mamba slot");
+        }
+    }
+
+    private void checkConservation()
+    {
+        for (int p = 0; p < POOLS; p++)
+        {
+            int total = 0;
+            for (int s = 0; s < STATES; s++)
+            {
+                total += counts[p][s];
+            }
+            if (total != slots[p].length || counts[p][SlotState.FREE.value()] < 0)
+            {
+                findings.add(new Finding(Invariant.I18, Kind.SLOT, Pool.get((short)p).name(), -1,
+                    "pool not conserved: " + total + " slots accounted for, capacity " + slots[p].length, List.of()));
+            }
+        }
+    }
+
+    private void retire()
+    {
+        for (final ShadowOp op : scope.ended)
+        {
+            if (ops.get(op.id) == op)
+            {
+                ops.remove(op.id);
+                op.targets.clear();
+                retiredOps.put(op.id, op);
+            }
+        }
+        for (final long id : scope.touchedNodes)
+        {
+            final ShadowNode node = nodes.get(id);
+            if (node != null && !node.live && id != ROOT)
+            {
+                nodes.remove(id);
+                retiredNodes.put(id, node);
+            }
+        }
+        for (final long id : scope.endedRequests)
+        {
+            final ShadowRequest request = requests.get(id);
+            if (request != null && request.terminal())
+            {
+                requests.remove(id);
+                retiredRequests.put(id, request);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // history and findings
+
+    private void recordSlot(final ShadowSlot slot, final EffectList e, final int i)
+    {
+        if (historyLimit > 0)
+        {
+            if (slot.history == null)
+            {
+                slot.history = new HistoryRing(historyLimit);
+            }
+            slot.history.add(scope.sequence, e, i, slot.state, slot.owner);
+        }
+        if (observer != null)
+        {
+            observer.onSlotEffect(slot.pool, slot.id, scope.sequence, e, i, slot.state, slot.owner);
+        }
+    }
+
+    private void recordNode(final long id, final EffectList e, final int i)
+    {
+        if (id < 0)
+        {
+            return;
+        }
+        if (historyLimit > 0)
+        {
+            ShadowNode node = nodes.get(id);
+            if (node == null)
+            {
+                node = nodeRecord(id);
+            }
+            if (node.history == null)
+            {
+                node.history = new HistoryRing(historyLimit);
+            }
+            node.history.add(scope.sequence, e, i, null, -1);
+        }
+        if (observer != null)
+        {
+            observer.onNodeEffect(id, scope.sequence, e, i);
+        }
+    }
+
+    private void recordOp(final ShadowOp op, final EffectList e, final int i)
+    {
+        if (op != null && historyLimit > 0)
+        {
+            if (op.history == null)
+            {
+                op.history = new HistoryRing(historyLimit);
+            }
+            op.history.add(scope.sequence, e, i, null, -1);
+        }
+    }
+
+    private void recordRequest(final long id, final EffectList e, final int i)
+    {
+        final ShadowRequest request = findRequest(id);
+        if (request != null && historyLimit > 0)
+        {
+            if (request.history == null)
+            {
+                request.history = new HistoryRing(historyLimit);
+            }
+            request.history.add(scope.sequence, e, i, null, -1);
+        }
+    }
+
+    private void recordHolder(final SlotState kind, final long holder, final EffectList e, final int i)
+    {
+        if (kind == SlotState.REQUEST)
+        {
+            recordRequest(holder, e, i);
+        }
+        else if (kind == SlotState.OP)
+        {
+            recordOp(findOp(holder), e, i);
+        }
+    }
+
+    private void slotFinding(final Invariant invariant, final ShadowSlot slot, final String explanation)
+    {
+        findings.add(new Finding(invariant, Kind.SLOT, slot.pool.name(), slot.id, explanation, null));
+    }
+
+    private void nodeFinding(final Invariant invariant, final long node, final String explanation)
+    {
+        findings.add(new Finding(invariant, Kind.NODE, Violation.NODE, node, explanation, null));
+    }
+
+    private void requestFinding(final Invariant invariant, final long request, final String explanation)
+    {
+        findings.add(new Finding(invariant, Kind.REQUEST, Violation.REQUEST, request, explanation, null));
+    }
+
+    private void opFinding(final Invariant invariant, final long op, final String explanation)
+    {
+        findings.add(new Finding(invariant, Kind.OP, Violation.OP, op, explanation, null));
+    }
+
+    private void flush()
+    {
+        if (findings.isEmpty())
+        {
+            return;
+        }
+        final List<Finding> batch = List.copyOf(findings);
+        findings.clear();
+        for (final Finding finding : batch)
+        {
+            final List<HistoryEntry> history = finding.history() != null ? finding.history() : history(finding);
+            sink.onViolation(new Violation(scope.sequence, finding.invariant(), finding.pool(), finding.id(),
+                finding.explanation(), history));
+        }
+    }
+
+    private List<HistoryEntry> history(final Finding finding)
+    {
+        final HistoryRing ring = switch (finding.kind())
+        {
+            case SLOT -> slotAt(Pool.valueOf(finding.pool()), (int)finding.id()).history;
+            case NODE -> nodeHistoryRing(finding.id());
+            case REQUEST -> requestHistoryRing(finding.id());
+            case OP -> opHistoryRing(finding.id());
+        };
+        return ring == null ? List.of() : ring.entries(scratch);
+    }
+
+    private HistoryRing nodeHistoryRing(final long id)
+    {
+        final ShadowNode node = nodes.containsKey(id) ? nodes.get(id) : retiredNodes.get(id);
+        return node == null ? null : node.history;
+    }
+
+    private HistoryRing requestHistoryRing(final long id)
+    {
+        final ShadowRequest request = findRequest(id);
+        return request == null ? null : request.history;
+    }
+
+    private HistoryRing opHistoryRing(final long id)
+    {
+        final ShadowOp op = findOp(id);
+        return op == null ? null : op.history;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // lookups
+
+    private ShadowSlot slotOf(final EffectList e, final int i, final long id)
+    {
+        final short code = e.poolCode(i);
+        if (code == EffectList.NULL_CODE || code < 0 || code >= POOLS)
+        {
+            findings.add(new Finding(Invariant.I12, Kind.SLOT, "pool?", id, "effect names no pool",
+                List.of(new HistoryEntry(scope.sequence, EffectText.describe(e, i)))));
+            return null;
+        }
+        final ShadowSlot[] pool = slots[code];
+        if (id < 0 || id >= pool.length)
+        {
+            final String name = Pool.get(code).name();
+            findings.add(new Finding(Invariant.I12, Kind.SLOT, name, id, pool.length == 0 ?
+                "pool " + name + " is absent in this configuration" :
+                "slot id outside the pool (capacity " + pool.length + ")",
+                List.of(new HistoryEntry(scope.sequence, EffectText.describe(e, i)))));
+            return null;
+        }
+        return pool[(int)id];
+    }
+
+    private ShadowSlot slotAt(final Pool pool, final int id)
+    {
+        return slots[pool.value()][id];
+    }
+
+    private ShadowNode liveNode(final long id)
+    {
+        final ShadowNode node = nodes.get(id);
+        return node != null && node.live ? node : null;
+    }
+
+    private ShadowNode nodeRecord(final long id)
+    {
+        ShadowNode node = nodes.get(id);
+        if (node == null)
+        {
+            node = retiredNodes.remove(id);
+            if (node == null)
+            {
+                node = new ShadowNode(id);
+            }
+            nodes.put(id, node);
+        }
+        return node;
+    }
+
+    private ShadowOp findOp(final long id)
+    {
+        final ShadowOp op = ops.get(id);
+        return op != null ? op : retiredOps.get(id);
+    }
+
+    private ShadowRequest findRequest(final long id)
+    {
+        final ShadowRequest request = requests.get(id);
+        return request != null ? request : retiredRequests.get(id);
+    }
+
+    private void size(final Pool pool, final int capacity)
+    {
+        final ShadowSlot[] array = new ShadowSlot[Math.max(0, capacity)];
+        for (int i = 0; i < array.length; i++)
+        {
+            array[i] = new ShadowSlot(pool, i);
+        }
+        slots[pool.value()] = array;
+        java.util.Arrays.fill(counts[pool.value()], 0);
+        counts[pool.value()][SlotState.FREE.value()] = array.length;
+    }
+
+    private static <T> Map<Long, T> retiredMap()
+    {
+        return new LinkedHashMap<>(256, 0.75f, false)
+        {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(final Map.Entry<Long, T> eldest)
+            {
+                return size() > RETIRED_LIMIT;
+            }
+        };
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // queries (for inspect, timelines and tests)
+
+    /**
+     * @return documents folded so far.
+     */
+    public long documents()
+    {
+        return documents;
+    }
+
+    /**
+     * @return sequence of the last document folded, or -1.
+     */
+    public long lastSequence()
+    {
+        return lastSequence;
+    }
+
+    /**
+     * @return timestamp of the last document folded.
+     */
+    public long lastTimestampNs()
+    {
+        return lastTimestampNs;
+    }
+
+    /**
+     * @param pool pool.
+     * @return slots in the pool.
+     */
+    public int capacity(final Pool pool)
+    {
+        return slots[pool.value()].length;
+    }
+
+    /**
+     * @param pool pool.
+     * @return how its slots are held now.
+     */
+    public PoolOccupancy occupancy(final Pool pool)
+    {
+        final int[] c = counts[pool.value()];
+        return new PoolOccupancy(pool.name(), slots[pool.value()].length, c[SlotState.FREE.value()],
+            c[SlotState.REQUEST.value()], c[SlotState.NODE.value()], c[SlotState.OP.value()],
+            c[SlotState.PENDING_FREE.value()]);
+    }
+
+    /**
+     * @return occupancy of the four pools, in pool order.
+     */
+    public List<PoolOccupancy> occupancy()
+    {
+        final List<PoolOccupancy> out = new ArrayList<>(POOLS);
+        for (int p = 0; p < POOLS; p++)
+        {
+            out.add(occupancy(Pool.get((short)p)));
+        }
+        return out;
+    }
+
+    /**
+     * @param pool pool.
+     * @param id   slot id.
+     * @return the slot's state now.
+     */
+    public SlotState slotState(final Pool pool, final int id)
+    {
+        return slotAt(pool, id).state;
+    }
+
+    /**
+     * @param pool pool.
+     * @param id   slot id.
+     * @return the slot's owner now (-1 when FREE).
+     */
+    public long slotOwner(final Pool pool, final int id)
+    {
+        return slotAt(pool, id).owner;
+    }
+
+    /**
+     * @param pool pool.
+     * @param id   slot id.
+     * @return true when the slot's last observed ReplaySSM cursors were non-zero and no reset followed.
+     */
+    public boolean slotDirty(final Pool pool, final int id)
+    {
+        return slotAt(pool, id).dirty;
+    }
+
+    /**
+     * @param pool pool.
+     * @param id   slot id.
+     * @return for example {@code REQUEST 7} or {@code FREE}.
+     */
+    public String slotLabel(final Pool pool, final int id)
+    {
+        return slotAt(pool, id).label();
+    }
+
+    /**
+     * @param pool pool.
+     * @param id   slot id.
+     * @return the kept effects that touched the slot, oldest first.
+     */
+    public List<HistoryEntry> slotHistory(final Pool pool, final int id)
+    {
+        final HistoryRing ring = slotAt(pool, id).history;
+        return ring == null ? List.of() : ring.entries(scratch);
+    }
+
+    /**
+     * The owner after each kept history entry of a slot, for timelines.
+     *
+     * @param pool pool.
+     * @param id   slot id.
+     * @return (sequence, owner label) pairs, oldest first.
+     */
+    public List<SlotLane.Point> slotOwnerHistory(final Pool pool, final int id)
+    {
+        final HistoryRing ring = slotAt(pool, id).history;
+        final List<SlotLane.Point> out = new ArrayList<>();
+        if (ring != null)
+        {
+            for (int n = 0; n < ring.size(); n++)
+            {
+                out.add(new SlotLane.Point(ring.sequence(n), EffectText.owner(ring.stateAfter(n), ring.ownerAfter(n))));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param id node id.
+     * @return the kept effects that touched the node, oldest first.
+     */
+    public List<HistoryEntry> nodeHistory(final long id)
+    {
+        final HistoryRing ring = nodeHistoryRing(id);
+        return ring == null ? List.of() : ring.entries(scratch);
+    }
+
+    /**
+     * @param id node id.
+     * @return true when the node is in the tree now.
+     */
+    public boolean nodeLive(final long id)
+    {
+        return liveNode(id) != null;
+    }
+
+    /**
+     * @param id node id.
+     * @return a one-line state of the node, for example {@code live parent 0 pages 3 depth 3 children 0 locks 1/0}.
+     */
+    public String nodeLabel(final long id)
+    {
+        final ShadowNode node = liveNode(id);
+        if (node == null)
+        {
+            return nodes.containsKey(id) || retiredNodes.containsKey(id) ? "deleted" : "unknown";
+        }
+        final StringBuilder b = new StringBuilder("live parent ").append(node.parent).append(" pages ")
+            .append(node.pages).append(" depth ").append(node.depth).append(" children ").append(node.children)
+            .append(" locks ").append(node.fullLocks).append('/').append(node.mambaLocks);
+        for (final long key : owners.owned(SlotState.NODE, id))
+        {
+            if (OwnerIndex.pool(key) == Pool.DEVICE_MAMBA)
+            {
+                b.append(" mamba ").append(OwnerIndex.slot(key));
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * @return the shape of the tree now.
+     */
+    public TreeSummary treeSummary()
+    {
+        int count = 0;
+        int leaves = 0;
+        int withMamba = 0;
+        int locked = 0;
+        long maxDepth = 0;
+        for (final ShadowNode node : nodes.values())
+        {
+            if (!node.live)
+            {
+                continue;
+            }
+            count++;
+            maxDepth = Math.max(maxDepth, node.depth);
+            if (node.id != ROOT)
+            {
+                leaves += node.children == 0 ? 1 : 0;
+                locked += node.fullLocks > 0 || node.mambaLocks > 0 ? 1 : 0;
+            }
+            withMamba += owners.count(SlotState.NODE, node.id, Pool.DEVICE_MAMBA) > 0 ? 1 : 0;
+        }
+        return new TreeSummary(count, maxDepth, leaves, withMamba, locked, receipts.size());
+    }
+
+    /**
+     * @return operations QUEUED or LAUNCHED now, by id.
+     */
+    public List<OpView> inflightOps()
+    {
+        final List<OpView> out = new ArrayList<>();
+        for (final ShadowOp op : ops.values())
+        {
+            if (!op.state.live())
+            {
+                continue;
+            }
+            final List<String> targets = new ArrayList<>(op.targets.size());
+            for (final OpTarget target : op.targets)
+            {
+                final ShadowSlot slot = slotAt(target.pool, target.slot);
+                targets.add(target.role + " " + slot.subject() + " (" + slot.label() + ")");
+            }
+            out.add(new OpView(op.id, op.kind == null ? "?" : op.kind.name(), op.state.name(), op.owner,
+                op.queuedSequence, targets));
+        }
+        out.sort(Comparator.comparingLong(OpView::id));
+        return out;
+    }
+
+    /**
+     * @return requests that have not FINISHED or ABORTED, by id, with the slots they own.
+     */
+    public List<RequestView> liveRequests()
+    {
+        final List<RequestView> out = new ArrayList<>();
+        for (final ShadowRequest request : requests.values())
+        {
+            if (request.terminal())
+            {
+                continue;
+            }
+            final List<String> held = new ArrayList<>();
+            for (final long key : owners.owned(SlotState.REQUEST, request.id))
+            {
+                held.add(OwnerIndex.pool(key).name() + ":" + OwnerIndex.slot(key));
+            }
+            out.add(new RequestView(request.id, request.state.name(), request.stateSequence, held));
+        }
+        out.sort(Comparator.comparingLong(RequestView::id));
+        return out;
+    }
+}
