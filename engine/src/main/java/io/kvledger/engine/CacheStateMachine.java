@@ -897,11 +897,15 @@ public final class CacheStateMachine
         {
             tree.markLoading(plan.prefixNode, opId);
         }
-        // The hold's staging now belongs to the load: every slot, the trimmed head included, freed at the ack.
+        // The hold's staging now belongs to the load; the trimmed head (pages already on the device) is not
+        // copied, so it is freed now.
         final int hoff = requests.holdOffset(r);
+        final int trimmed = plan.loadStart - plan.holdStart;
         for (int i = 0; i < requests.holdSlotCount[r]; i++)
         {
-            poolOf(requests.holdSlotPool[hoff + i]).transition(requests.holdSlot[hoff + i], SlotState.OP, opId);
+            final boolean head = i < trimmed && requests.holdSlotPool[hoff + i] == Pool.HOST_KV.value();
+            poolOf(requests.holdSlotPool[hoff + i]).transition(requests.holdSlot[hoff + i],
+                head ? SlotState.FREE : SlotState.OP, head ? NONE : opId);
         }
         for (final TreeComponent c : components)
         {

@@ -187,9 +187,9 @@ public final class ServingLoop implements EnginePort.OpListener
                     progress.onProgress(phase.name, summary.finished + summary.aborted, total);
                 }
                 idle = summary.finished + summary.aborted == before ? idle + 1 : 0;
-                if (idle > 200_000)
+                if (idle > 20_000)
                 {
-                    throw new IllegalStateException("serving loop made no progress for 200000 steps in " + phase.name +
+                    throw new IllegalStateException("serving loop made no progress for 20000 steps in " + phase.name +
                         " (waiting " + waiting.size() + ", admitted " + admitted.size() + ")");
                 }
             }

@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * What one document did that the end-of-document rules need: nodes touched, slots that must be clean, suspected
- * I13 breaks, ops queued, launched and ended, holds dropped, requests ended, splits, and admission windows.
+ * I13 breaks, ops queued, launched and ended, holds dropped, requests ended and splits.
  * Cleared at the start of every document.
  */
 final class DocumentScope
@@ -39,9 +39,6 @@ final class DocumentScope
     final Set<Long> droppedHolds = new LinkedHashSet<>();
     final Set<Long> endedRequests = new LinkedHashSet<>();
     final Set<SplitPair> splitPairs = new HashSet<>();
-    final Set<Long> splitParents = new HashSet<>();
-    final Map<Long, Reservation> reservations = new LinkedHashMap<>();
-    Reservation latestReservation;
     ShadowOp expectingTargets;
     long targetsRemaining;
 
@@ -59,9 +56,6 @@ final class DocumentScope
         droppedHolds.clear();
         endedRequests.clear();
         splitPairs.clear();
-        splitParents.clear();
-        reservations.clear();
-        latestReservation = null;
         expectingTargets = null;
         targetsRemaining = 0;
     }
@@ -69,7 +63,6 @@ final class DocumentScope
     void split(final long node, final long newParent)
     {
         splitPairs.add(new SplitPair(node, newParent));
-        splitParents.add(newParent);
     }
 
     boolean splitMove(final long fromNode, final long toNode)

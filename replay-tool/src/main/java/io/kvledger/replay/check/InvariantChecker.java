@@ -134,9 +134,9 @@ public final class InvariantChecker implements JournalListener, ViolationSink, S
         {
             violations.add(violation);
         }
-        if (violation.isSlot() && violation.id() >= 0)
+        final Pool pool = poolOf(violation);
+        if (pool != null)
         {
-            final Pool pool = Pool.valueOf(violation.pool());
             final LaneKey key = new LaneKey(pool, (int)violation.id());
             LaneBuilder lane = lanes.get(key);
             if (lane == null)
@@ -150,6 +150,22 @@ public final class InvariantChecker implements JournalListener, ViolationSink, S
             }
             lane.violations.add(violation.documentSequence());
         }
+    }
+
+    private Pool poolOf(final Violation violation)
+    {
+        if (!violation.isSlot() || violation.id() < 0)
+        {
+            return null;
+        }
+        for (final Pool pool : Pool.values())
+        {
+            if (pool != Pool.NULL_VAL && pool.name().equals(violation.pool()))
+            {
+                return violation.id() < model.capacity(pool) ? pool : null;
+            }
+        }
+        return null;
     }
 
     @Override

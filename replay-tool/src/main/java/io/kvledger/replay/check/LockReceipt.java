@@ -12,8 +12,10 @@ import io.kvledger.journal.codec.SlotState;
  * @param holderKind REQUEST or OP.
  * @param holder     request or op id.
  * @param sequence   document that took the lock.
+ * @param life       incarnation of the node when locked (node ids are reused after deletion).
  */
-record LockReceipt(long receipt, long node, Component component, SlotState holderKind, long holder, long sequence)
+record LockReceipt(long receipt, long node, Component component, SlotState holderKind, long holder, long sequence,
+    long life)
 {
     String label()
     {

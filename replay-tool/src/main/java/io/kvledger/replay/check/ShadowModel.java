@@ -3,12 +3,10 @@ package io.kvledger.replay.check;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.JournalHeader;
-import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
-import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.RequestState;
 import io.kvledger.journal.codec.Role;
 import io.kvledger.journal.codec.SlotState;
@@ -34,7 +32,8 @@ import java.util.Set;
  * <ul>
  * <li><b>I12</b> SLOT_TRANSITION: {@code from} must equal the folded state (a release of a FREE slot is a double
  * free) and, unless {@code from} is FREE, {@code value1} must name the folded owner; FREE to FREE, FREE to
- * PENDING_FREE and PENDING_FREE to anything but FREE are illegal; a slot may not be handed to a request that has
+ * PENDING_FREE and PENDING_FREE to anything but FREE are illegal, and so is a no-op transition to the owner the
+ * slot already has (the slot was handed out twice); a slot may not be handed to a request that has
  * FINISHED or ABORTED; PENDING_FREE must name a live op that targets the slot; an unknown pool or id is I12 too.
  * At the end of a document, a device slot still owned by (or parked for) an op that ended in it, or still owned by
  * a request that ended in it, is a leak. KV pages move between nodes only from a node to the new parent of a
@@ -52,8 +51,10 @@ import java.util.Set;
  * launch, or at the end of the document when queue and launch share it). One report per target for transitions,
  * one per target at the launch.</li>
  * <li><b>I14</b> a device Mamba slot moving from one node to another (a split keeps the state in the deeper
- * half); at the end of a document a node owning more than one device Mamba slot, a split parent of that document
- * owning one, or a deleted node still owning one; a COW reading a device Mamba slot that a live LOAD writes.</li>
+ * half, so a split never gives its new parent a state; a checkpoint donated to the new parent afterwards, when a
+ * request's tracked depth ends exactly at the split point, is legitimate); at the end of a document a node owning
+ * more than one device Mamba slot, or a deleted node still owning one; a COW reading a device Mamba slot that a
+ * live LOAD writes.</li>
  * <li><b>I17</b> at the end of a document: a device Mamba slot that changed owner to a REQUEST or NODE in it and
  * is still so owned, or that is a WRITE target of a LOAD or COW queued in it and still live, is dirty (its last
  * CURSORS_OBSERVED had a non-zero cursor and no CURSORS_RESET followed). A slot handed out and given back in the
@@ -72,7 +73,9 @@ import java.util.Set;
  * device KV pages, dead ones none.</li>
  * <li><b>I5</b> a receipt taken twice, an UNLOCKED of a receipt not held (double unlock) or naming another
  * node, component or holder, a count going negative, a node deleted while locked by requests only; at the end of
- * a document, receipts still held by a request that ended in it or by a LOAD or COW that ended in it.</li>
+ * a document, receipts still held by a request that ended in it or by a LOAD or COW that ended in it. A node
+ * deleted while locked is reported once (I7 when the eviction already was); its orphaned locks stop counting on
+ * its ancestors and are not reported again as leaks. Receipts remember the node's incarnation: ids are reused.</li>
  * <li><b>I7</b> EVICTED(FULL) of a node whose FULL count (its subtree's locks) is above zero; EVICTED(MAMBA) of
  * a node with a MAMBA lock or a lock held by an op; NODE_DELETED while an op holds a lock on the node.</li>
  * </ul>
@@ -89,32 +92,20 @@ public final class ShadowModel
     private static final int POOLS = 4;
     private static final int STATES = 5;
 
-    private enum Kind
-    {
-        SLOT, NODE, REQUEST, OP
-    }
-
-    private record Finding(Invariant invariant, Kind kind, String pool, long id, String explanation,
-        List<HistoryEntry> history)
-    {
-    }
-
     private final ViolationSink sink;
     private final int historyLimit;
     private ShadowObserver observer;
     private final ShadowSlot[][] slots = new ShadowSlot[POOLS][0];
     private final int[][] counts = new int[POOLS][STATES];
     private final OwnerIndex owners = new OwnerIndex();
-    private final Map<Long, ShadowNode> nodes = new HashMap<>();
-    private final Map<Long, ShadowNode> retiredNodes = retiredMap();
-    private final Map<Long, LockReceipt> receipts = new LinkedHashMap<>();
-    private final Map<Long, Long> releasedReceipts = retiredMap();
     private final Map<Long, ShadowOp> ops = new HashMap<>();
     private final Map<Long, ShadowOp> retiredOps = retiredMap();
     private final Map<Long, ShadowRequest> requests = new HashMap<>();
     private final Map<Long, ShadowRequest> retiredRequests = retiredMap();
     private final DocumentScope scope = new DocumentScope();
-    private final List<Finding> findings = new ArrayList<>();
+    private final Findings findings = new Findings();
+    private final ShadowTree tree;
+    private final AdmissionWindows admission = new AdmissionWindows(findings);
     private final EffectList scratch = new EffectList(1);
     private boolean configured;
     private long documents;
@@ -129,6 +120,7 @@ public final class ShadowModel
     {
         this.sink = sink;
         this.historyLimit = historyLimit;
+        this.tree = new ShadowTree(findings, scope, historyLimit);
     }
 
     /**
@@ -146,6 +138,7 @@ public final class ShadowModel
     public ShadowModel observer(final ShadowObserver observer)
     {
         this.observer = observer;
+        tree.observer(observer);
         return this;
     }
 
@@ -179,11 +172,7 @@ public final class ShadowModel
         size(Pool.DEVICE_MAMBA, deviceMambaSlots);
         size(Pool.HOST_KV, hostKvPages);
         size(Pool.HOST_MAMBA, hostMambaSlots);
-        nodes.clear();
-        final ShadowNode root = new ShadowNode(ROOT);
-        root.live = true;
-        root.parent = -1;
-        nodes.put(ROOT, root);
+        tree.reset();
         configured = true;
     }
 
@@ -202,6 +191,8 @@ public final class ShadowModel
         }
         final long sequence = input.sequence();
         scope.begin(sequence, input);
+        tree.beginDocument();
+        admission.begin();
         documents++;
         lastSequence = sequence;
         lastTimestampNs = input.timestampNs();
@@ -233,31 +224,31 @@ public final class ShadowModel
         }
         switch (type)
         {
-            case NODE_INSERTED -> nodeInserted(e, i);
-            case NODE_SPLIT -> nodeSplit(e, i);
+            case NODE_INSERTED -> tree.nodeInserted(e, i);
+            case NODE_SPLIT -> tree.nodeSplit(e, i);
             case NODE_DELETED, EVICTED ->
             {
                 if (type == EffectType.NODE_DELETED)
                 {
-                    nodeDeleted(e, i);
+                    tree.nodeDeleted(e, i);
                 }
                 else
                 {
-                    evicted(e, i);
+                    tree.evicted(e, i);
                 }
-                recordNode(e.id(i), e, i);
+                tree.record(e.id(i), e, i);
             }
             case LOCKED, UNLOCKED ->
             {
                 if (type == EffectType.LOCKED)
                 {
-                    locked(e, i);
+                    tree.locked(e, i);
                 }
                 else
                 {
-                    unlocked(e, i);
+                    tree.unlocked(e, i);
                 }
-                recordNode(e.id(i), e, i);
+                tree.record(e.id(i), e, i);
                 recordHolder(e.toState(i), e.owner(i), e, i);
             }
             case SLOT_TRANSITION -> slotTransition(e, i);
@@ -269,8 +260,20 @@ public final class ShadowModel
             case OP_FAILED -> opCompleted(e, i, ShadowOp.State.FAILED);
             case OP_CANCELLED -> opCancelled(e, i);
             case REQUEST_STATE -> requestState(e, i);
-            case RESERVED -> reserved(e, i);
-            case ADMITTED, DEFERRED, HOLD_DROPPED, REJECTED -> admissionOutcome(e, i, type);
+            case RESERVED ->
+            {
+                recordRequest(e.owner(i), e, i);
+                admission.reserved(scope.sequence, e, i);
+            }
+            case ADMITTED, DEFERRED, HOLD_DROPPED, REJECTED ->
+            {
+                recordRequest(e.owner(i), e, i);
+                if (type == EffectType.HOLD_DROPPED)
+                {
+                    scope.droppedHolds.add(e.owner(i));
+                }
+                admission.outcome(scope.sequence, e, i, type);
+            }
             case HOLD_STAGED, HIT_PARKED, WAITED -> recordRequest(e.owner(i), e, i);
             case PAGES_STORED -> recordOp(findOp(e.id(i)), e, i);
             default ->
@@ -306,12 +309,12 @@ public final class ShadowModel
         if (prevState == SlotState.NODE)
         {
             scope.touch(prevOwner);
-            recordNode(prevOwner, e, i);
+            tree.record(prevOwner, e, i);
         }
         if (to == SlotState.NODE && changed)
         {
             scope.touch(owner);
-            recordNode(owner, e, i);
+            tree.record(owner, e, i);
         }
         if (prevState == SlotState.REQUEST)
         {
@@ -335,7 +338,7 @@ public final class ShadowModel
         if (slot.pool == Pool.DEVICE_MAMBA && prevState == SlotState.FREE &&
             (to == SlotState.REQUEST || to == SlotState.NODE || to == SlotState.OP))
         {
-            countReservation(slot, to, owner, e, i);
+            admission.allocated(scope.sequence, slot, to, owner, e, i);
         }
     }
 
@@ -365,6 +368,11 @@ public final class ShadowModel
         {
             slotFinding(Invariant.I12, slot, to == SlotState.FREE ? "double free: FREE -> FREE" :
                 "a FREE slot cannot be parked as PENDING_FREE");
+        }
+        else if (from != SlotState.FREE && from == to && recordedPrevious == owner)
+        {
+            slotFinding(Invariant.I12, slot, "handed again to its owner " + slot.label() +
+                ": a no-op transition, the slot was handed out twice");
         }
         else if (from == SlotState.PENDING_FREE && to != SlotState.FREE)
         {
@@ -727,309 +735,6 @@ public final class ShadowModel
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // tree
-
-    private void nodeInserted(final EffectList e, final int i)
-    {
-        final long id = e.id(i);
-        final long parentId = e.owner(i);
-        final long pages = e.value1(i);
-        final long depth = e.value2(i);
-        final ShadowNode parent = liveNode(parentId);
-        final ShadowNode existing = liveNode(id);
-        if (id == ROOT || existing != null)
-        {
-            nodeFinding(Invariant.I1, id, "inserted twice: node " + id + " is already live" +
-                (existing != null && id != ROOT ? " (since #" + existing.insertedSequence + ")" : ""));
-        }
-        if (parent == null)
-        {
-            nodeFinding(Invariant.I1, id, "inserted under node " + parentId + " which is not live");
-        }
-        if (pages < 1)
-        {
-            nodeFinding(Invariant.I1, id, "inserted with " + pages + " pages: every non-root node holds at least one");
-        }
-        else if (parent != null && depth != parent.depth + pages)
-        {
-            nodeFinding(Invariant.I1, id, "depth " + depth + " but parent " + parentId + " ends at depth " +
-                parent.depth + " and the node holds " + pages + " pages");
-        }
-        if (id != ROOT && existing == null)
-        {
-            final ShadowNode node = nodeRecord(id);
-            node.live = true;
-            node.parent = parentId;
-            node.pages = pages;
-            node.depth = depth;
-            node.children = 0;
-            node.fullLocks = 0;
-            node.mambaLocks = 0;
-            node.splitParent = false;
-            node.insertedSequence = scope.sequence;
-            if (parent != null)
-            {
-                parent.children++;
-            }
-        }
-        scope.touch(id);
-        scope.touch(parentId);
-        recordNode(id, e, i);
-        recordNode(parentId, e, i);
-    }
-
-    private void nodeSplit(final EffectList e, final int i)
-    {
-        final long id = e.id(i);
-        final long newParentId = e.owner(i);
-        final long taken = e.value1(i);
-        final ShadowNode node = liveNode(id);
-        scope.touch(id);
-        scope.touch(newParentId);
-        if (node == null || id == ROOT)
-        {
-            recordNode(id, e, i);
-            nodeFinding(Invariant.I1, id, id == ROOT ? "the root cannot be split" : "split of node " + id +
-                " which is not live");
-            return;
-        }
-        if (liveNode(newParentId) != null)
-        {
-            recordNode(id, e, i);
-            nodeFinding(Invariant.I1, id, "split into new parent " + newParentId + " which is already live");
-            return;
-        }
-        if (taken < 1 || taken >= node.pages)
-        {
-            nodeFinding(Invariant.I1, id, "split takes " + taken + " of its " + node.pages +
-                " pages: both halves must keep at least one page");
-        }
-        final ShadowNode parent = nodeRecord(newParentId);
-        parent.live = true;
-        parent.parent = node.parent;
-        parent.pages = taken;
-        parent.depth = node.depth - (node.pages - taken);
-        parent.children = 1;
-        parent.fullLocks = node.fullLocks;
-        parent.mambaLocks = 0;
-        parent.splitParent = true;
-        parent.insertedSequence = scope.sequence;
-        node.pages -= taken;
-        node.parent = newParentId;
-        scope.split(id, newParentId);
-        recordNode(id, e, i);
-        recordNode(newParentId, e, i);
-    }
-
-    private void nodeDeleted(final EffectList e, final int i)
-    {
-        final long id = e.id(i);
-        final ShadowNode node = liveNode(id);
-        scope.touch(id);
-        if (id == ROOT)
-        {
-            nodeFinding(Invariant.I1, id, "the root cannot be deleted");
-            return;
-        }
-        if (node == null)
-        {
-            nodeFinding(Invariant.I1, id, "deleted node " + id + " which is not live");
-            return;
-        }
-        if (node.children > 0)
-        {
-            nodeFinding(Invariant.I1, id, "deleted while it has " + node.children + " live children");
-        }
-        if (node.fullLocks > 0 || node.mambaLocks > 0)
-        {
-            final List<LockReceipt> held = receiptsOn(id, false);
-            final boolean byOp = held.stream().anyMatch(r -> r.holderKind() == SlotState.OP);
-            nodeFinding(byOp ? Invariant.I7 : Invariant.I5, id, "deleted while locked: " + labels(held));
-        }
-        node.live = false;
-        final ShadowNode parent = liveNode(node.parent);
-        if (parent != null)
-        {
-            parent.children--;
-        }
-    }
-
-    private void evicted(final EffectList e, final int i)
-    {
-        final long id = e.id(i);
-        final ShadowNode node = liveNode(id);
-        scope.touch(id);
-        if (node == null || id == ROOT)
-        {
-            nodeFinding(Invariant.I1, id, id == ROOT ? "the root cannot be evicted" : "evicted node " + id +
-                " which is not live");
-            return;
-        }
-        if (e.componentCode(i) != EffectList.NULL_CODE && e.component(i) == Component.MAMBA)
-        {
-            final List<LockReceipt> held = receiptsOn(id, false);
-            held.removeIf(r -> r.component() != Component.MAMBA && r.holderKind() != SlotState.OP);
-            if (node.mambaLocks > 0 || !held.isEmpty())
-            {
-                nodeFinding(Invariant.I7, id, "Mamba state evicted while locked: " + labels(held));
-            }
-        }
-        else if (node.fullLocks > 0)
-        {
-            nodeFinding(Invariant.I7, id, "evicted while its subtree is locked (FULL count " + node.fullLocks + "): " +
-                labels(receiptsOn(id, true)));
-        }
-    }
-
-    private void locked(final EffectList e, final int i)
-    {
-        final long id = e.id(i);
-        final long receipt = e.value1(i);
-        final Component component = component(e, i);
-        final SlotState holderKind = e.toState(i);
-        final long holder = e.owner(i);
-        if (receipts.containsKey(receipt))
-        {
-            nodeFinding(Invariant.I5, id, "receipt " + receipt + " taken while already held as " +
-                receipts.get(receipt).label() + " on node " + receipts.get(receipt).node());
-            return;
-        }
-        final ShadowNode node = liveNode(id);
-        if (node == null)
-        {
-            nodeFinding(Invariant.I1, id, "locked node " + id + " which is not live");
-        }
-        receipts.put(receipt, new LockReceipt(receipt, id, component, holderKind, holder, scope.sequence));
-        releasedReceipts.remove(receipt);
-        if (node == null)
-        {
-            return;
-        }
-        if (component == Component.MAMBA)
-        {
-            node.mambaLocks++;
-        }
-        else
-        {
-            for (final ShadowNode n : path(node))
-            {
-                n.fullLocks++;
-                scope.touch(n.id);
-            }
-        }
-    }
-
-    private void unlocked(final EffectList e, final int i)
-    {
-        final long id = e.id(i);
-        final long receipt = e.value1(i);
-        final LockReceipt held = receipts.remove(receipt);
-        if (held == null)
-        {
-            final Long released = releasedReceipts.get(receipt);
-            nodeFinding(Invariant.I5, id, "UNLOCKED receipt " + receipt + " which is not held" +
-                (released != null ? ": already released at #" + released + " (double unlock)" : ""));
-            return;
-        }
-        releasedReceipts.put(receipt, scope.sequence);
-        if (held.node() != id || held.component() != component(e, i) || held.holder() != e.owner(i) ||
-            held.holderKind() != e.toState(i))
-        {
-            nodeFinding(Invariant.I5, id, "receipt " + receipt + " was taken as " + held.label() + " on node " +
-                held.node() + " but UNLOCKED names " + component(e, i) + " by " +
-                EffectText.owner(e.toState(i), e.owner(i)) + " on node " + id);
-        }
-        final ShadowNode node = liveNode(held.node());
-        if (node == null)
-        {
-            return;
-        }
-        if (held.component() == Component.MAMBA)
-        {
-            if (--node.mambaLocks < 0)
-            {
-                nodeFinding(Invariant.I5, node.id, "MAMBA lock count went negative");
-                node.mambaLocks = 0;
-            }
-            return;
-        }
-        for (final ShadowNode n : path(node))
-        {
-            scope.touch(n.id);
-            if (--n.fullLocks < 0)
-            {
-                nodeFinding(Invariant.I5, n.id, "FULL lock count went negative");
-                n.fullLocks = 0;
-            }
-        }
-    }
-
-    private List<LockReceipt> receiptsOn(final long node, final boolean subtree)
-    {
-        final List<LockReceipt> out = new ArrayList<>();
-        for (final LockReceipt receipt : receipts.values())
-        {
-            if (receipt.node() == node || (subtree && receipt.component() != Component.MAMBA &&
-                isAncestor(node, receipt.node())))
-            {
-                out.add(receipt);
-            }
-        }
-        return out;
-    }
-
-    private boolean isAncestor(final long ancestor, final long node)
-    {
-        final ShadowNode start = liveNode(node);
-        if (start != null)
-        {
-            for (final ShadowNode n : path(start))
-            {
-                if (n.id == ancestor)
-                {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The node and its live ancestors up to the root; stops on a cycle a corrupt journal could create.
-     */
-    private List<ShadowNode> path(final ShadowNode from)
-    {
-        final List<ShadowNode> out = new ArrayList<>();
-        final int limit = nodes.size() + 1;
-        for (ShadowNode n = from; n != null && out.size() < limit; n = n.id == ROOT ? null : liveNode(n.parent))
-        {
-            out.add(n);
-        }
-        return out;
-    }
-
-    private static String labels(final List<LockReceipt> held)
-    {
-        if (held.isEmpty())
-        {
-            return "lock counts above zero";
-        }
-        final StringBuilder b = new StringBuilder();
-        for (final LockReceipt receipt : held)
-        {
-            b.append(b.length() == 0 ? "" : ", ").append(receipt.label()).append(" on node ").append(receipt.node())
-                .append(" (since #").append(receipt.sequence()).append(')');
-        }
-        return b.toString();
-    }
-
-    private static Component component(final EffectList e, final int i)
-    {
-        return e.componentCode(i) != EffectList.NULL_CODE && e.component(i) == Component.MAMBA ?
-            Component.MAMBA : Component.FULL;
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
     // requests and admission
 
     private void arrive(final long id)
@@ -1053,10 +758,27 @@ public final class ShadowModel
     private void requestState(final EffectList e, final int i)
     {
         final long id = e.owner(i);
-        final RequestState from = e.requestFrom(i);
-        final RequestState to = e.requestTo(i);
+        final RequestState from = e.requestFromCode(i) == EffectList.NULL_CODE ? null : e.requestFrom(i);
+        final RequestState to = e.requestToCode(i) == EffectList.NULL_CODE ? null : e.requestTo(i);
         ShadowRequest request = requests.get(id);
-        if (request == null)
+        if (from == null)
+        {
+            // creation (from "none"): accepted for a new id, or for the request this document's ARRIVE created
+            if (request != null && !request.terminal() &&
+                !(request.state == RequestState.WAITING && request.stateSequence == scope.sequence))
+            {
+                recordRequest(id, e, i);
+                requestFinding(Invariant.I19, id, "created again while " + request.state + " (since #" +
+                    request.stateSequence + ")");
+            }
+            else if (request == null || request.terminal())
+            {
+                arrive(id);
+                request = requests.get(id);
+            }
+            recordRequest(id, e, i);
+        }
+        else if (request == null)
         {
             final ShadowRequest old = retiredRequests.remove(id);
             request = new ShadowRequest(id);
@@ -1081,7 +803,7 @@ public final class ShadowModel
                     " (since #" + request.stateSequence + ")");
             }
         }
-        if (to != null && to != RequestState.NULL_VAL)
+        if (to != null && request != null)
         {
             request.state = to;
             request.stateSequence = scope.sequence;
@@ -1090,80 +812,6 @@ public final class ShadowModel
                 scope.endedRequests.add(id);
             }
         }
-    }
-
-    private void reserved(final EffectList e, final int i)
-    {
-        final long id = e.owner(i);
-        recordRequest(id, e, i);
-        final Reservation reservation = new Reservation(id, e.value1(i), scope.sequence);
-        reservation.entries.add(new HistoryEntry(scope.sequence, EffectText.describe(e, i)));
-        scope.reservations.remove(id);
-        scope.reservations.put(id, reservation);
-        scope.latestReservation = reservation;
-    }
-
-    private void countReservation(final ShadowSlot slot, final SlotState to, final long owner, final EffectList e,
-        final int i)
-    {
-        final Reservation reservation = to == SlotState.REQUEST ? scope.reservations.get(owner) :
-            scope.latestReservation;
-        if (reservation == null)
-        {
-            return;
-        }
-        reservation.allocated++;
-        reservation.entries.add(new HistoryEntry(scope.sequence, EffectText.describe(e, i)));
-        if (reservation.allocated > reservation.reserved && !reservation.reported)
-        {
-            reservation.reported = true;
-            findings.add(new Finding(Invariant.I18, Kind.SLOT, slot.pool.name(), slot.id, "admission of request " +
-                reservation.request + " reserved " + slots(reservation.reserved) + ", the load needed at least " +
-                reservation.allocated + " (this allocation exceeds the reservation)",
-                List.copyOf(reservation.entries)));
-        }
-    }
-
-    private void admissionOutcome(final EffectList e, final int i, final EffectType type)
-    {
-        final long id = e.owner(i);
-        recordRequest(id, e, i);
-        final Reason reason = e.reasonCode(i) == EffectList.NULL_CODE ? Reason.NONE : e.reason(i);
-        if (type == EffectType.HOLD_DROPPED)
-        {
-            scope.droppedHolds.add(id);
-            if (reason == Reason.FETCH_ABANDONED || reason == Reason.DEVICE_COVERED)
-            {
-                return;
-            }
-        }
-        final Reservation reservation = scope.reservations.remove(id);
-        if (reservation == null)
-        {
-            return;
-        }
-        if (scope.latestReservation == reservation)
-        {
-            scope.latestReservation = null;
-            for (final Reservation open : scope.reservations.values())
-            {
-                scope.latestReservation = open;
-            }
-        }
-        if ((type == EffectType.DEFERRED || type == EffectType.HOLD_DROPPED) && !reservation.reported)
-        {
-            reservation.entries.add(new HistoryEntry(scope.sequence, EffectText.describe(e, i)));
-            findings.add(new Finding(Invariant.I18, Kind.REQUEST, Violation.REQUEST, id, "admission reserved " +
-                slots(reservation.reserved) + " and allocated " + reservation.allocated + ", then the request was " +
-                (type == EffectType.DEFERRED ? "DEFERRED " : "dropped (HOLD_DROPPED ") + reason +
-                (type == EffectType.DEFERRED ? "" : ")") + ": the reservation did not cover what the load needed",
-                List.copyOf(reservation.entries)));
-        }
-    }
-
-    private static String slots(final long n)
-    {
-        return n + (n == 1 ? " Mamba slot" : " Mamba slots");
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -1277,13 +925,10 @@ public final class ShadowModel
             op.state + " at #" + op.stateSequence);
         if (op.kind == OpKind.LOAD || op.kind == OpKind.COW)
         {
-            for (final LockReceipt receipt : receipts.values())
+            for (final LockReceipt receipt : tree.heldBy(SlotState.OP, op.id))
             {
-                if (receipt.holderKind() == SlotState.OP && receipt.holder() == op.id)
-                {
-                    nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after the op ended " +
-                        op.state + ": the lock leaks and the node can never be evicted");
-                }
+                nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after the op ended " +
+                    op.state + ": the lock leaks and the node can never be evicted");
             }
         }
     }
@@ -1296,13 +941,10 @@ public final class ShadowModel
             return;
         }
         checkHeld(id, true, true, "after it " + request.state);
-        for (final LockReceipt receipt : receipts.values())
+        for (final LockReceipt receipt : tree.heldBy(SlotState.REQUEST, id))
         {
-            if (receipt.holderKind() == SlotState.REQUEST && receipt.holder() == id)
-            {
-                nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after request " + id + " " +
-                    request.state + ": the lock leaks and the node can never be evicted");
-            }
+            nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after request " + id + " " +
+                request.state + ": the lock leaks and the node can never be evicted");
         }
     }
 
@@ -1349,7 +991,7 @@ public final class ShadowModel
 
     private void checkNode(final long id)
     {
-        final ShadowNode node = nodes.get(id);
+        final ShadowNode node = tree.node(id);
         final boolean live = node != null && node.live;
         final int kv = owners.count(SlotState.NODE, id, Pool.DEVICE_KV);
         final int mamba = owners.count(SlotState.NODE, id, Pool.DEVICE_MAMBA);
@@ -1362,11 +1004,6 @@ public final class ShadowModel
             if (mamba > 1)
             {
                 nodeFinding(Invariant.I14, id, "owns " + mamba + " device Mamba slots: a node holds at most one state");
-            }
-            else if (mamba == 1 && scope.splitParents.contains(id) && node.splitParent)
-            {
-                nodeFinding(Invariant.I14, id, "new parent of a split owns a Mamba state: the state stays with the " +
-                    "deeper half");
             }
             return;
         }
@@ -1391,7 +1028,7 @@ public final class ShadowModel
             }
             if (total != slots[p].length || counts[p][SlotState.FREE.value()] < 0)
             {
-                findings.add(new Finding(Invariant.I18, Kind.SLOT, Pool.get((short)p).name(), -1,
+                findings.add(new Findings.Finding(Invariant.I18, Findings.Kind.SLOT, Pool.get((short)p).name(), -1,
                     "pool not conserved: " + total + " slots accounted for, capacity " + slots[p].length, List.of()));
             }
         }
@@ -1410,12 +1047,7 @@ public final class ShadowModel
         }
         for (final long id : scope.touchedNodes)
         {
-            final ShadowNode node = nodes.get(id);
-            if (node != null && !node.live && id != ROOT)
-            {
-                nodes.remove(id);
-                retiredNodes.put(id, node);
-            }
+            tree.retire(id);
         }
         for (final long id : scope.endedRequests)
         {
@@ -1444,31 +1076,6 @@ public final class ShadowModel
         if (observer != null)
         {
             observer.onSlotEffect(slot.pool, slot.id, scope.sequence, e, i, slot.state, slot.owner);
-        }
-    }
-
-    private void recordNode(final long id, final EffectList e, final int i)
-    {
-        if (id < 0)
-        {
-            return;
-        }
-        if (historyLimit > 0)
-        {
-            ShadowNode node = nodes.get(id);
-            if (node == null)
-            {
-                node = nodeRecord(id);
-            }
-            if (node.history == null)
-            {
-                node.history = new HistoryRing(historyLimit);
-            }
-            node.history.add(scope.sequence, e, i, null, -1);
-        }
-        if (observer != null)
-        {
-            observer.onNodeEffect(id, scope.sequence, e, i);
         }
     }
 
@@ -1511,33 +1118,27 @@ public final class ShadowModel
 
     private void slotFinding(final Invariant invariant, final ShadowSlot slot, final String explanation)
     {
-        findings.add(new Finding(invariant, Kind.SLOT, slot.pool.name(), slot.id, explanation, null));
+        findings.slot(invariant, slot, explanation);
     }
 
     private void nodeFinding(final Invariant invariant, final long node, final String explanation)
     {
-        findings.add(new Finding(invariant, Kind.NODE, Violation.NODE, node, explanation, null));
+        findings.node(invariant, node, explanation);
     }
 
     private void requestFinding(final Invariant invariant, final long request, final String explanation)
     {
-        findings.add(new Finding(invariant, Kind.REQUEST, Violation.REQUEST, request, explanation, null));
+        findings.request(invariant, request, explanation);
     }
 
     private void opFinding(final Invariant invariant, final long op, final String explanation)
     {
-        findings.add(new Finding(invariant, Kind.OP, Violation.OP, op, explanation, null));
+        findings.op(invariant, op, explanation);
     }
 
     private void flush()
     {
-        if (findings.isEmpty())
-        {
-            return;
-        }
-        final List<Finding> batch = List.copyOf(findings);
-        findings.clear();
-        for (final Finding finding : batch)
+        for (final Findings.Finding finding : findings.drain())
         {
             final List<HistoryEntry> history = finding.history() != null ? finding.history() : history(finding);
             sink.onViolation(new Violation(scope.sequence, finding.invariant(), finding.pool(), finding.id(),
@@ -1545,22 +1146,16 @@ public final class ShadowModel
         }
     }
 
-    private List<HistoryEntry> history(final Finding finding)
+    private List<HistoryEntry> history(final Findings.Finding finding)
     {
         final HistoryRing ring = switch (finding.kind())
         {
             case SLOT -> slotAt(Pool.valueOf(finding.pool()), (int)finding.id()).history;
-            case NODE -> nodeHistoryRing(finding.id());
+            case NODE -> tree.history(finding.id());
             case REQUEST -> requestHistoryRing(finding.id());
             case OP -> opHistoryRing(finding.id());
         };
         return ring == null ? List.of() : ring.entries(scratch);
-    }
-
-    private HistoryRing nodeHistoryRing(final long id)
-    {
-        final ShadowNode node = nodes.containsKey(id) ? nodes.get(id) : retiredNodes.get(id);
-        return node == null ? null : node.history;
     }
 
     private HistoryRing requestHistoryRing(final long id)
@@ -1583,7 +1178,7 @@ public final class ShadowModel
         final short code = e.poolCode(i);
         if (code == EffectList.NULL_CODE || code < 0 || code >= POOLS)
         {
-            findings.add(new Finding(Invariant.I12, Kind.SLOT, "pool?", id, "effect names no pool",
+            findings.add(new Findings.Finding(Invariant.I12, Findings.Kind.SLOT, "pool?", id, "effect names no pool",
                 List.of(new HistoryEntry(scope.sequence, EffectText.describe(e, i)))));
             return null;
         }
@@ -1591,7 +1186,7 @@ public final class ShadowModel
         if (id < 0 || id >= pool.length)
         {
             final String name = Pool.get(code).name();
-            findings.add(new Finding(Invariant.I12, Kind.SLOT, name, id, pool.length == 0 ?
+            findings.add(new Findings.Finding(Invariant.I12, Findings.Kind.SLOT, name, id, pool.length == 0 ?
                 "pool " + name + " is absent in this configuration" :
                 "slot id outside the pool (capacity " + pool.length + ")",
                 List.of(new HistoryEntry(scope.sequence, EffectText.describe(e, i)))));
@@ -1603,27 +1198,6 @@ public final class ShadowModel
     private ShadowSlot slotAt(final Pool pool, final int id)
     {
         return slots[pool.value()][id];
-    }
-
-    private ShadowNode liveNode(final long id)
-    {
-        final ShadowNode node = nodes.get(id);
-        return node != null && node.live ? node : null;
-    }
-
-    private ShadowNode nodeRecord(final long id)
-    {
-        ShadowNode node = nodes.get(id);
-        if (node == null)
-        {
-            node = retiredNodes.remove(id);
-            if (node == null)
-            {
-                node = new ShadowNode(id);
-            }
-            nodes.put(id, node);
-        }
-        return node;
     }
 
     private ShadowOp findOp(final long id)
@@ -1650,7 +1224,10 @@ public final class ShadowModel
         counts[pool.value()][SlotState.FREE.value()] = array.length;
     }
 
-    private static <T> Map<Long, T> retiredMap()
+    /**
+     * @return an insertion-ordered map that forgets its oldest entries past a bound (ended ops, requests, nodes).
+     */
+    static <T> Map<Long, T> retiredMap()
     {
         return new LinkedHashMap<>(256, 0.75f, false)
         {
@@ -1803,7 +1380,7 @@ public final class ShadowModel
      */
     public List<HistoryEntry> nodeHistory(final long id)
     {
-        final HistoryRing ring = nodeHistoryRing(id);
+        final HistoryRing ring = tree.history(id);
         return ring == null ? List.of() : ring.entries(scratch);
     }
 
@@ -1813,7 +1390,7 @@ public final class ShadowModel
      */
     public boolean nodeLive(final long id)
     {
-        return liveNode(id) != null;
+        return tree.liveNode(id) != null;
     }
 
     /**
@@ -1822,10 +1399,10 @@ public final class ShadowModel
      */
     public String nodeLabel(final long id)
     {
-        final ShadowNode node = liveNode(id);
+        final ShadowNode node = tree.liveNode(id);
         if (node == null)
         {
-            return nodes.containsKey(id) || retiredNodes.containsKey(id) ? "deleted" : "unknown";
+            return tree.known(id) ? "deleted" : "unknown";
         }
         final StringBuilder b = new StringBuilder("live parent ").append(node.parent).append(" pages ")
             .append(node.pages).append(" depth ").append(node.depth).append(" children ").append(node.children)
@@ -1850,7 +1427,7 @@ public final class ShadowModel
         int withMamba = 0;
         int locked = 0;
         long maxDepth = 0;
-        for (final ShadowNode node : nodes.values())
+        for (final ShadowNode node : tree.nodes())
         {
             if (!node.live)
             {
@@ -1865,7 +1442,7 @@ public final class ShadowModel
             }
             withMamba += owners.count(SlotState.NODE, node.id, Pool.DEVICE_MAMBA) > 0 ? 1 : 0;
         }
-        return new TreeSummary(count, maxDepth, leaves, withMamba, locked, receipts.size());
+        return new TreeSummary(count, maxDepth, leaves, withMamba, locked, tree.receiptCount());
     }
 
     /**

@@ -14,8 +14,8 @@ final class ShadowNode
     int fullLocks;
     int mambaLocks;
     boolean live;
-    boolean splitParent;
     long insertedSequence;
+    long life;
     HistoryRing history;
 
     ShadowNode(final long id)

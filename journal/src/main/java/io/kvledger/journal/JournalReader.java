@@ -1,0 +1,846 @@
+package io.kvledger.journal;
+
+import io.kvledger.journal.codec.DocumentDecoder;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.MappedBytes;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads a journal written by {@link JournalWriter}: opens the queue read-only, decodes the header and then every
+ * document in order through a {@link JournalAdapter}, checks that sequences run 1, 2, 3 ... and calls a
+ * {@link JournalListener}. Bad data never throws: every problem, including any failure inside Chronicle Queue,
+ * ends the read with a {@link ReadOutcome} that names the first bad document and where it sits. Only exceptions
+ * thrown by the listener propagate. Not thread-safe: one reading thread.
+ * <p>
+ * A journal is read after its writer has stopped (closed or crashed); a queue still being appended is read up
+ * to the documents that existed when the read started.
+ */
+public final class JournalReader implements AutoCloseable
+{
+    /** How long Chronicle may wait for a queue structure that looks unfinished, in milliseconds. */
+    public static final long CHRONICLE_TIMEOUT_MS = 500;
+
+    private static final int PAGE_SIZE = 4096;
+    private static final int CHRONICLE_HEADER_LENGTH = 4;
+    private static final int NOT_COMPLETE = 0x8000_0000;
+    private static final int META_DATA = 0x4000_0000;
+    private static final int LENGTH_MASK = 0x3FFF_FFFF;
+    private static final int END_OF_DATA = NOT_COMPLETE | META_DATA;
+    private static final long TAIL_SCAN_BYTES = 2L * JournalFrame.MAX_FRAME_LENGTH;
+    private static final int MAX_SKIPPED_METADATA = 4096;
+    private static final String QUEUE_SUFFIX = ".cq4";
+    private static final String TABLE_SUFFIX = ".cq4t";
+
+    private final Path directory;
+    private final JournalAdapter adapter = new JournalAdapter();
+    private final JournalPosition position = new JournalPosition();
+    private final UnsafeBuffer frame = new UnsafeBuffer(new byte[4096]);
+    private final Map<String, Long> fileLengths = new HashMap<>();
+    private boolean headerRead;
+    private boolean closed;
+
+    private String truncatedFile;
+    private long truncatedLength;
+    private long ordinal;
+    private long documents;
+    private long delivered;
+    private long lastSequence;
+    private long lastIndex;
+    private int lastCycle;
+    private long lastEnd;
+    private String lastFileName;
+    private File lastFile;
+    private long lastFileLength;
+    private int stopCycle;
+    private long stopIndex;
+    private long stopOffset;
+    private String stopFile;
+
+    private JournalReader(final Path directory)
+    {
+        this.directory = directory;
+    }
+
+    /**
+     * Prepare to read the journal in a directory; nothing is opened until {@link #read}, so this never fails.
+     *
+     * @param directory holding the queue files.
+     * @return a reader for that directory.
+     */
+    public static JournalReader open(final Path directory)
+    {
+        return new JournalReader(directory);
+    }
+
+    /**
+     * Read only the header of a journal.
+     *
+     * @param directory holding the queue files.
+     * @param into      header to copy the journal's header into when it is read.
+     * @return {@link ReadStatus#CLEAN} when the header was read, otherwise why not.
+     */
+    public static ReadOutcome readHeaderOnly(final Path directory, final JournalHeader into)
+    {
+        try (JournalReader reader = open(directory))
+        {
+            final ReadOutcome outcome = reader.read(NoOpListener.INSTANCE, 1, 0);
+            if (null != reader.header())
+            {
+                into.copyFrom(reader.header());
+            }
+            return outcome;
+        }
+    }
+
+    /**
+     * Read the header and every document.
+     *
+     * @param listener told about the header and each document, in order.
+     * @return how the read ended.
+     */
+    public ReadOutcome read(final JournalListener listener)
+    {
+        return read(listener, 1, Long.MAX_VALUE);
+    }
+
+    /**
+     * Read the header and the documents from a sequence on; earlier documents are still checked but not delivered.
+     *
+     * @param listener     told about the header and each delivered document, in order.
+     * @param fromSequence first sequence to deliver (1 for all).
+     * @param limit        most documents to deliver; reading stops, {@link ReadStatus#CLEAN}, once reached.
+     * @return how the read ended.
+     */
+    public ReadOutcome read(final JournalListener listener, final long fromSequence, final long limit)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("journal reader for " + directory + " is closed");
+        }
+        resetProgress();
+
+        final ReadOutcome refused = scanDirectory();
+        if (null != refused)
+        {
+            return refused;
+        }
+
+        SingleChronicleQueue queue = null;
+        ExcerptTailer tailer = null;
+        try
+        {
+            queue = SingleChronicleQueueBuilder.binary(directory)
+                .readOnly(true)
+                .rollCycle(JournalWriter.ROLL_CYCLE)
+                .timeoutMS(CHRONICLE_TIMEOUT_MS)
+                .build();
+            tailer = queue.createTailer();
+
+            return readDocuments(queue, tailer, listener, fromSequence, limit);
+        }
+        catch (final ListenerException ex)
+        {
+            throw ex.rethrow();
+        }
+        catch (final Throwable ex)
+        {
+            return chronicleFailure(ex);
+        }
+        finally
+        {
+            closeQuietly(tailer);
+            closeQuietly(queue);
+        }
+    }
+
+    /**
+     * The header decoded by the last read.
+     *
+     * @return the header, or null when no header has been read.
+     */
+    public JournalHeader header()
+    {
+        return headerRead ? adapter.header() : null;
+    }
+
+    /**
+     * Directory this reader reads.
+     *
+     * @return journal directory.
+     */
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /**
+     * Release the reader; Chronicle resources are already released at the end of each read. Idempotent.
+     */
+    public void close()
+    {
+        closed = true;
+    }
+
+    private ReadOutcome readDocuments(
+        final SingleChronicleQueue queue,
+        final ExcerptTailer tailer,
+        final JournalListener listener,
+        final long fromSequence,
+        final long limit)
+    {
+        while (true)
+        {
+            if (headerRead && delivered >= limit)
+            {
+                return outcome(ReadStatus.CLEAN, "read the header and " + documents + " documents; stopped at the " +
+                    "limit of " + limit + " delivered documents");
+            }
+            if (null != truncatedFile && truncatedFile.equals(lastFileName) &&
+                align(lastEnd) + CHRONICLE_HEADER_LENGTH > truncatedLength)
+            {
+                stopAt(lastCycle, -1, align(lastEnd), lastFileName);
+                return outcome(ReadStatus.CORRUPT, "document " + ordinal + " at byte 0x" +
+                    Long.toHexString(align(lastEnd)) + " of " + truncatedFile + ": " + truncation());
+            }
+
+            try (DocumentContext dc = tailer.readingDocument())
+            {
+                if (!dc.isPresent())
+                {
+                    break;
+                }
+
+                final ReadOutcome stop = onChronicleDocument(queue, dc, listener, fromSequence);
+                if (null != stop)
+                {
+                    return stop;
+                }
+            }
+        }
+
+        return classifyEnd();
+    }
+
+    private ReadOutcome onChronicleDocument(
+        final SingleChronicleQueue queue,
+        final DocumentContext dc,
+        final JournalListener listener,
+        final long fromSequence)
+    {
+        final Bytes<?> bytes = dc.wire().bytes();
+        final long index = dc.index();
+        final int cycle = queue.rollCycle().toCycle(index);
+        final long contentOffset = bytes.readPosition();
+        final long length = bytes.readRemaining();
+        trackFile(bytes);
+        stopAt(cycle, index, contentOffset - CHRONICLE_HEADER_LENGTH, lastFileName);
+
+        if (length > JournalFrame.MAX_FRAME_LENGTH)
+        {
+            return corrupt("document length " + length + " exceeds the largest frame " + JournalFrame.MAX_FRAME_LENGTH);
+        }
+        if (lastFileLength >= 0 && contentOffset + length > lastFileLength && contentOffset + length > refreshLength())
+        {
+            return corrupt("document of " + length + " bytes extends past the end of the file (" + lastFileLength +
+                " bytes)");
+        }
+
+        final int frameLength = (int)length;
+        if (frame.capacity() < frameLength)
+        {
+            frame.wrap(new byte[Math.max(frameLength, 2 * frame.capacity())]);
+        }
+        final int copied = bytes.read(frame.byteArray(), 0, frameLength);
+        if (copied != frameLength)
+        {
+            return corrupt("only " + copied + " of " + frameLength + " bytes could be read");
+        }
+
+        final FrameStatus status = adapter.decode(frame, 0, frameLength);
+        if (status.isUnsupportedSchema())
+        {
+            return outcome(ReadStatus.UNSUPPORTED_SCHEMA, describeStop() + ": " + adapter.errorMessage() +
+                "; this build reads schema " + DocumentDecoder.SCHEMA_ID + " up to version " +
+                DocumentDecoder.SCHEMA_VERSION);
+        }
+        if (!status.isDecoded())
+        {
+            return corrupt(adapter.errorMessage());
+        }
+
+        if (0 == ordinal)
+        {
+            if (FrameStatus.HEADER != status)
+            {
+                return corrupt("the first document is a Document (sequence " + adapter.input().sequence() +
+                    "), expected the JournalHeader");
+            }
+            headerRead = true;
+            accept(cycle, index, contentOffset + length);
+            try
+            {
+                listener.onHeader(adapter.header(), position.set(cycle, index, 0));
+            }
+            catch (final Throwable ex)
+            {
+                throw new ListenerException(ex);
+            }
+            return null;
+        }
+
+        if (FrameStatus.HEADER == status)
+        {
+            return corrupt("unexpected second JournalHeader");
+        }
+        final InputRecord input = adapter.input();
+        if (input.sequence() != ordinal)
+        {
+            return corrupt("sequence " + input.sequence() + " out of order (expected " + ordinal + ")");
+        }
+
+        final long sequence = ordinal;
+        accept(cycle, index, contentOffset + length);
+        documents++;
+        lastSequence = sequence;
+        if (sequence >= fromSequence)
+        {
+            delivered++;
+            try
+            {
+                listener.onDocument(
+                    input, adapter.resultCode(), adapter.effects(), position.set(cycle, index, sequence));
+            }
+            catch (final Throwable ex)
+            {
+                throw new ListenerException(ex);
+            }
+        }
+        return null;
+    }
+
+    private void accept(final int cycle, final long index, final long end)
+    {
+        ordinal++;
+        lastIndex = index;
+        lastCycle = cycle;
+        lastEnd = end;
+    }
+
+    private void trackFile(final Bytes<?> bytes)
+    {
+        final File file = bytes instanceof MappedBytes ? ((MappedBytes)bytes).mappedFile().file() : null;
+        if (file != lastFile)
+        {
+            lastFile = file;
+            lastFileName = null == file ? "" : file.getName();
+            final Long length = fileLengths.get(lastFileName);
+            lastFileLength = null == length ? -1 : length;
+        }
+    }
+
+    private long refreshLength()
+    {
+        lastFileLength = null == lastFile ? -1 : lastFile.length();
+        return lastFileLength;
+    }
+
+    private ReadOutcome classifyEnd()
+    {
+        if (0 == ordinal)
+        {
+            return classifyNoDocument();
+        }
+
+        final Path file = null == lastFile ? null : lastFile.toPath();
+        if (null == file)
+        {
+            return endOutcome(ReadStatus.CLEAN, "");
+        }
+
+        final long start = align(lastEnd);
+        stopAt(lastCycle, -1, start, lastFileName);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            final ReadOutcome outcome = classifyTail(channel, start);
+            if (null != outcome)
+            {
+                return outcome;
+            }
+        }
+        catch (final IOException ex)
+        {
+            return corrupt("cannot inspect the end of " + lastFileName + ": " + ex);
+        }
+
+        for (final String name : queueFileNames())
+        {
+            if (name.compareTo(lastFileName) > 0 && holdsFrames(name))
+            {
+                stopAt(-1, -1, -1, name);
+                return corrupt("queue file " + name + " holds journal frames that Chronicle did not return");
+            }
+        }
+
+        return endOutcome(ReadStatus.CLEAN, "");
+    }
+
+    private ReadOutcome classifyTail(final FileChannel channel, final long start) throws IOException
+    {
+        final long fileLength = channel.size();
+        long at = start;
+        for (int skipped = 0; skipped <= MAX_SKIPPED_METADATA; skipped++)
+        {
+            stopAt(lastCycle, -1, at, lastFileName);
+            if (at + CHRONICLE_HEADER_LENGTH > fileLength)
+            {
+                return null;
+            }
+
+            final int word = readInt(channel, at);
+            if (0 == word)
+            {
+                return classifyUnset(channel, at, fileLength, word);
+            }
+            if (END_OF_DATA == word)
+            {
+                final long nonZero = firstNonZero(channel, at + CHRONICLE_HEADER_LENGTH, fileLength);
+                return nonZero < 0 ? null : corrupt("data at byte 0x" + Long.toHexString(nonZero) +
+                    " after the end-of-cycle marker");
+            }
+
+            final int length = word & LENGTH_MASK;
+            final long next = align(at + CHRONICLE_HEADER_LENGTH + length);
+            if (0 != (word & NOT_COMPLETE))
+            {
+                if (0 == length)
+                {
+                    final ReadOutcome unknownLength = classifyUnset(channel, at, fileLength, word);
+                    return null != unknownLength ? unknownLength : endOutcome(ReadStatus.TORN_TAIL, "; document " +
+                        ordinal + " at byte 0x" + Long.toHexString(at) + " is incomplete (Chronicle header 0x" +
+                        Integer.toHexString(word) + ")");
+                }
+                final long nonZero = firstNonZero(channel, next, fileLength);
+                if (nonZero >= 0)
+                {
+                    return corrupt("incomplete Chronicle header 0x" + Integer.toHexString(word) +
+                        " followed by more data at byte 0x" + Long.toHexString(nonZero));
+                }
+                return endOutcome(ReadStatus.TORN_TAIL, "; document " + ordinal + " at byte 0x" +
+                    Long.toHexString(at) + " is incomplete (Chronicle header 0x" + Integer.toHexString(word) + ")");
+            }
+            if (0 == (word & META_DATA))
+            {
+                return corrupt("Chronicle stopped before a complete document (header 0x" +
+                    Integer.toHexString(word) + ")");
+            }
+            if (length >= JournalFrame.HEADER_LENGTH &&
+                at + CHRONICLE_HEADER_LENGTH + JournalFrame.MAGIC_OFFSET + 4 <= fileLength &&
+                JournalFrame.MAGIC == readInt(channel, at + CHRONICLE_HEADER_LENGTH + JournalFrame.MAGIC_OFFSET))
+            {
+                return corrupt("a journal frame is marked as Chronicle metadata (header 0x" +
+                    Integer.toHexString(word) + ")");
+            }
+            at = next;
+        }
+
+        return corrupt("more than " + MAX_SKIPPED_METADATA + " Chronicle metadata documents after the last document");
+    }
+
+    private ReadOutcome classifyUnset(final FileChannel channel, final long at, final long fileLength, final int word)
+        throws IOException
+    {
+        final long dataStart = at + CHRONICLE_HEADER_LENGTH;
+        final long nonZero = firstNonZero(channel, dataStart, fileLength);
+        if (nonZero < 0)
+        {
+            return null;
+        }
+
+        final long payloadLength = dataStart + 4 <= fileLength ? readInt(channel, dataStart) & 0xFFFF_FFFFL : -1;
+        final long frameEnd = dataStart + JournalFrame.HEADER_LENGTH + payloadLength;
+        if (payloadLength <= 0 || payloadLength > JournalFrame.MAX_FRAME_LENGTH || nonZero >= frameEnd)
+        {
+            return corrupt("non-zero data at byte 0x" + Long.toHexString(nonZero) +
+                " after the last document Chronicle returned");
+        }
+
+        final long after = firstNonZero(channel, align(frameEnd), fileLength);
+        if (after >= 0)
+        {
+            return corrupt("an unfinished document is followed by more data at byte 0x" + Long.toHexString(after));
+        }
+
+        final long written = Math.min(frameEnd, fileLength) - dataStart;
+        return endOutcome(ReadStatus.TORN_TAIL, "; document " + ordinal + " at byte 0x" + Long.toHexString(at) +
+            " was being written when the writer stopped (" + lastNonZeroExtent(channel, dataStart, frameEnd, written) +
+            " of " + (JournalFrame.HEADER_LENGTH + payloadLength) + " bytes present, Chronicle header " +
+            (0 == word ? "not set" : "0x" + Integer.toHexString(word)) + ")");
+    }
+
+    private ReadOutcome classifyNoDocument()
+    {
+        for (final String name : queueFileNames())
+        {
+            if (holdsFrames(name))
+            {
+                stopAt(-1, -1, -1, name);
+                return corrupt("queue file " + name + " holds journal frames but Chronicle returned no document");
+            }
+        }
+        if (null != truncatedFile)
+        {
+            stopAt(-1, -1, -1, truncatedFile);
+            return outcome(ReadStatus.CORRUPT, "no document could be read: " + truncation());
+        }
+
+        return outcome(ReadStatus.EMPTY, "the queue in " + directory + " holds no document");
+    }
+
+    private ReadOutcome endOutcome(final ReadStatus status, final String detail)
+    {
+        if (null != truncatedFile)
+        {
+            return outcome(ReadStatus.CORRUPT, "read the header and " + documents + " documents, then " +
+                truncation() + detail);
+        }
+        if (ReadStatus.TORN_TAIL == status)
+        {
+            return outcome(status, "read the header and " + documents + " documents" + detail);
+        }
+
+        return outcome(status, "read the header and " + documents + " documents, last sequence " + lastSequence +
+            " at cycle " + lastCycle + " index 0x" + Long.toHexString(lastIndex));
+    }
+
+    private ReadOutcome chronicleFailure(final Throwable ex)
+    {
+        if (ordinal > 0)
+        {
+            stopAt(lastCycle, -1, align(lastEnd), lastFileName);
+        }
+        final String where = 0 == ordinal ? "before the first document" : "after document " + (ordinal - 1) +
+            " (cycle " + lastCycle + ", index 0x" + Long.toHexString(lastIndex) + ", " + lastFileName + ")";
+        return outcome(ReadStatus.CORRUPT, "Chronicle Queue failed " + where + ": " + ex +
+            (null == truncatedFile ? "" : "; " + truncation()));
+    }
+
+    private ReadOutcome corrupt(final String problem)
+    {
+        final boolean truncated = null != truncatedFile && truncatedFile.equals(stopFile);
+        return outcome(ReadStatus.CORRUPT, describeStop() + ": " + problem + (truncated ? "; " + truncation() : ""));
+    }
+
+    private ReadOutcome outcome(final ReadStatus status, final String message)
+    {
+        return new ReadOutcome(
+            status, documents, delivered, lastSequence, lastIndex, stopCycle, stopIndex, stopOffset,
+            null == stopFile ? "" : stopFile, message);
+    }
+
+    private String describeStop()
+    {
+        final StringBuilder text = new StringBuilder().append("document ").append(ordinal);
+        final int start = text.length();
+        if (stopCycle >= 0)
+        {
+            text.append(" cycle ").append(stopCycle);
+        }
+        if (stopIndex >= 0)
+        {
+            text.append(" index 0x").append(Long.toHexString(stopIndex));
+        }
+        if (stopOffset >= 0)
+        {
+            text.append(" byte 0x").append(Long.toHexString(stopOffset));
+        }
+        final boolean located = text.length() > start;
+        if (located)
+        {
+            text.insert(start, " at");
+        }
+        if (null != stopFile && !stopFile.isEmpty())
+        {
+            text.append(located ? " of " : " in ").append(stopFile);
+        }
+        return text.toString();
+    }
+
+    private String truncation()
+    {
+        return "queue file " + truncatedFile + " is truncated (" + truncatedLength + " bytes, not a whole number of " +
+            PAGE_SIZE + "-byte pages)";
+    }
+
+    private void stopAt(final int cycle, final long index, final long offset, final String file)
+    {
+        stopCycle = cycle;
+        stopIndex = index;
+        stopOffset = offset;
+        stopFile = file;
+    }
+
+    private void resetProgress()
+    {
+        headerRead = false;
+        fileLengths.clear();
+        truncatedFile = null;
+        truncatedLength = -1;
+        ordinal = 0;
+        documents = 0;
+        delivered = 0;
+        lastSequence = 0;
+        lastIndex = -1;
+        lastCycle = -1;
+        lastEnd = 0;
+        lastFileName = null;
+        lastFile = null;
+        lastFileLength = -1;
+        stopAt(-1, -1, -1, "");
+    }
+
+    private ReadOutcome scanDirectory()
+    {
+        if (!Files.exists(directory))
+        {
+            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "no such directory: " + directory);
+        }
+        if (!Files.isDirectory(directory))
+        {
+            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "not a directory: " + directory);
+        }
+
+        int otherFiles = 0;
+        final List<String> queueFiles = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory))
+        {
+            for (final Path file : files)
+            {
+                final String name = file.getFileName().toString();
+                if (name.endsWith(QUEUE_SUFFIX) && Files.isRegularFile(file))
+                {
+                    queueFiles.add(name);
+                    fileLengths.put(name, Files.size(file));
+                }
+                else if (!name.endsWith(TABLE_SUFFIX))
+                {
+                    otherFiles++;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "cannot list " + directory + ": " + ex);
+        }
+
+        if (queueFiles.isEmpty())
+        {
+            return 0 == otherFiles ?
+                ReadOutcome.refused(ReadStatus.EMPTY, "no queue files (*" + QUEUE_SUFFIX + ") in " + directory) :
+                ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, directory + " holds " + otherFiles +
+                    " files but no Chronicle queue file (*" + QUEUE_SUFFIX + ")");
+        }
+
+        Collections.sort(queueFiles);
+        for (final String name : queueFiles)
+        {
+            final long length = fileLengths.get(name);
+            if (0 == length || 0 != length % PAGE_SIZE)
+            {
+                if (null == truncatedFile)
+                {
+                    truncatedFile = name;
+                    truncatedLength = length;
+                }
+            }
+        }
+        if (null != truncatedFile && truncatedLength < PAGE_SIZE)
+        {
+            return new ReadOutcome(ReadStatus.CORRUPT, 0, 0, 0, -1, -1, -1, 0, truncatedFile,
+                "no document could be read: " + truncation());
+        }
+
+        return null;
+    }
+
+    private List<String> queueFileNames()
+    {
+        final List<String> names = new ArrayList<>(fileLengths.keySet());
+        Collections.sort(names);
+        return names;
+    }
+
+    private boolean holdsFrames(final String name)
+    {
+        final Path file = directory.resolve(name);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            return findMagic(channel);
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    private static boolean findMagic(final FileChannel channel) throws IOException
+    {
+        final ByteBuffer chunk = ByteBuffer.allocate(64 * 1024).order(ByteOrder.LITTLE_ENDIAN);
+        final long size = channel.size();
+        long base = 0;
+        while (base < size)
+        {
+            chunk.clear();
+            final int read = channel.read(chunk, base);
+            if (read <= 0)
+            {
+                return false;
+            }
+            for (int i = 0; i + 4 <= read; i += 4)
+            {
+                if (JournalFrame.MAGIC == chunk.getInt(i))
+                {
+                    return true;
+                }
+            }
+            base += read & ~3;
+        }
+        return false;
+    }
+
+    private static long firstNonZero(final FileChannel channel, final long from, final long fileLength)
+        throws IOException
+    {
+        final long end = Math.min(fileLength, from + TAIL_SCAN_BYTES);
+        final ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+        long base = from;
+        while (base < end)
+        {
+            chunk.clear().limit((int)Math.min(chunk.capacity(), end - base));
+            final int read = channel.read(chunk, base);
+            if (read <= 0)
+            {
+                return -1;
+            }
+            for (int i = 0; i < read; i++)
+            {
+                if (0 != chunk.get(i))
+                {
+                    return base + i;
+                }
+            }
+            base += read;
+        }
+        return -1;
+    }
+
+    private static long lastNonZeroExtent(
+        final FileChannel channel, final long from, final long to, final long fallback) throws IOException
+    {
+        final long size = channel.size();
+        final long end = Math.min(size, to);
+        if (end <= from)
+        {
+            return fallback;
+        }
+        final ByteBuffer region = ByteBuffer.allocate((int)(end - from));
+        channel.read(region, from);
+        for (int i = region.position() - 1; i >= 0; i--)
+        {
+            if (0 != region.get(i))
+            {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+
+    private static int readInt(final FileChannel channel, final long at) throws IOException
+    {
+        final ByteBuffer word = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+        while (word.hasRemaining())
+        {
+            if (channel.read(word, at + word.position()) < 0)
+            {
+                return 0;
+            }
+        }
+        return word.getInt(0);
+    }
+
+    private static long align(final long offset)
+    {
+        return (offset + 3) & ~3L;
+    }
+
+    private static void closeQuietly(final AutoCloseable closeable)
+    {
+        if (null != closeable)
+        {
+            try
+            {
+                closeable.close();
+            }
+            catch (final Throwable ignore)
+            {
+                // the outcome of the read is already decided; a failing close must not replace it
+            }
+        }
+    }
+
+    private static final class ListenerException extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        ListenerException(final Throwable cause)
+        {
+            super(cause);
+        }
+
+        RuntimeException rethrow()
+        {
+            final Throwable cause = getCause();
+            if (cause instanceof RuntimeException)
+            {
+                return (RuntimeException)cause;
+            }
+            if (cause instanceof Error)
+            {
+                throw (Error)cause;
+            }
+            return this;
+        }
+    }
+
+    private static final class NoOpListener implements JournalListener
+    {
+        static final NoOpListener INSTANCE = new NoOpListener();
+
+        public void onHeader(final JournalHeader header, final JournalPosition position)
+        {
+        }
+
+        public void onDocument(
+            final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
+        {
+        }
+    }
+}

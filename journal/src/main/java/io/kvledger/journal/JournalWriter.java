@@ -1,0 +1,419 @@
+package io.kvledger.journal;
+
+import net.openhft.chronicle.bytes.SyncMode;
+import net.openhft.chronicle.core.time.SystemTimeProvider;
+import net.openhft.chronicle.core.time.TimeProvider;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.ExpandableArrayBuffer;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Appends the journal of one engine run to a new Chronicle Queue: the {@link JournalHeader} first, then one
+ * {@link JournalFrame} per input, each inside a single Chronicle document so a crash leaves either the whole
+ * document or none of it. Appending allocates nothing after warm-up. Single writer: used by one thread at a time
+ * (the engine's journal handler); the thread that calls {@link #open} hands it over on return.
+ * <p>
+ * A document is visible to readers and survives a crash of the process as soon as {@link #append} returns; it
+ * survives a power loss only after {@link #sync()}, which {@code syncEachDocument} calls after every append.
+ */
+public final class JournalWriter implements AutoCloseable
+{
+    /** Roll cycle of every journal: one file per UTC day, 4,096 index entries of spacing 256. */
+    public static final RollCycle ROLL_CYCLE = RollCycles.FAST_DAILY;
+
+    /** Chronicle block size used by {@link #open(Path, JournalHeader, boolean)}; a document may use a quarter. */
+    public static final long DEFAULT_BLOCK_SIZE = 16L * 1024 * 1024;
+
+    /** Smallest block size accepted, Chronicle's own minimum. */
+    public static final long MIN_BLOCK_SIZE = 64L * 1024;
+
+    private static final String TABLE_FILE = "metadata.cq4t";
+
+    private final Path directory;
+    private final SingleChronicleQueue queue;
+    private final ExcerptAppender appender;
+    private final boolean syncEachDocument;
+    private final int maxFrameLength;
+    private final JournalEncoder encoder = new JournalEncoder();
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(4096);
+    private long lastSequence;
+    private long lastIndex = -1;
+    private int syncedCycle = Integer.MIN_VALUE;
+    private FileChannel syncChannel;
+    private boolean closed;
+
+    private JournalWriter(
+        final Path directory,
+        final SingleChronicleQueue queue,
+        final ExcerptAppender appender,
+        final boolean syncEachDocument,
+        final long blockSize)
+    {
+        this.directory = directory;
+        this.queue = queue;
+        this.appender = appender;
+        this.syncEachDocument = syncEachDocument;
+        this.maxFrameLength = (int)Math.min(JournalFrame.MAX_FRAME_LENGTH, blockSize / 4);
+    }
+
+    /**
+     * Create a journal in a new or empty directory with the default block size and write its header.
+     *
+     * @param directory        for the queue files; created when missing, refused when it already holds a queue.
+     * @param header           first document of the journal.
+     * @param syncEachDocument whether every append is forced to the storage device before it returns.
+     * @return the writer, owning the queue and its appender.
+     * @throws JournalException when the directory holds a journal or the queue cannot be created.
+     */
+    public static JournalWriter open(final Path directory, final JournalHeader header, final boolean syncEachDocument)
+    {
+        return open(directory, header, syncEachDocument, DEFAULT_BLOCK_SIZE);
+    }
+
+    /**
+     * Create a journal in a new or empty directory and write its header.
+     *
+     * @param directory        for the queue files; created when missing, refused when it already holds a queue.
+     * @param header           first document of the journal.
+     * @param syncEachDocument whether every append is forced to the storage device before it returns.
+     * @param blockSize        Chronicle block size in bytes, a multiple of 4 KiB of at least {@link #MIN_BLOCK_SIZE};
+     *                         queue files grow by this much and a document may use a quarter of it.
+     * @return the writer, owning the queue and its appender.
+     * @throws JournalException when the directory holds a journal or the queue cannot be created.
+     */
+    public static JournalWriter open(
+        final Path directory, final JournalHeader header, final boolean syncEachDocument, final long blockSize)
+    {
+        return open(directory, header, syncEachDocument, blockSize, SystemTimeProvider.INSTANCE);
+    }
+
+    static JournalWriter open(
+        final Path directory,
+        final JournalHeader header,
+        final boolean syncEachDocument,
+        final long blockSize,
+        final TimeProvider timeProvider)
+    {
+        if (blockSize < MIN_BLOCK_SIZE || 0 != (blockSize & 4095))
+        {
+            throw new IllegalArgumentException("blockSize " + blockSize + " must be a multiple of 4096 and >= " +
+                MIN_BLOCK_SIZE);
+        }
+        refuseExistingJournal(directory);
+
+        SingleChronicleQueue queue = null;
+        ExcerptAppender appender = null;
+        boolean success = false;
+        try
+        {
+            Files.createDirectories(directory);
+            queue = SingleChronicleQueueBuilder.binary(directory)
+                .rollCycle(ROLL_CYCLE)
+                .blockSize(blockSize)
+                .syncMode(syncEachDocument ? SyncMode.SYNC : SyncMode.ASYNC)
+                .timeProvider(timeProvider)
+                .build();
+            appender = queue.createAppender();
+
+            final JournalWriter writer = new JournalWriter(directory, queue, appender, syncEachDocument, blockSize);
+            writer.write(writer.encoder.encodeHeader(writer.buffer, 0, header), 0);
+            if (syncEachDocument)
+            {
+                writer.sync();
+            }
+            appender.singleThreadedCheckReset();
+            success = true;
+
+            return writer;
+        }
+        catch (final IOException ex)
+        {
+            throw new JournalException("cannot create a journal in " + directory + ": " + ex, ex);
+        }
+        catch (final JournalException ex)
+        {
+            throw ex;
+        }
+        catch (final RuntimeException | AssertionError ex)
+        {
+            throw new JournalException("cannot create a journal in " + directory + ": " + ex, ex);
+        }
+        finally
+        {
+            if (!success)
+            {
+                closeQuietly(appender);
+                closeQuietly(queue);
+            }
+        }
+    }
+
+    /**
+     * Append one document; the input's sequence must follow the previous one (the first is 1).
+     *
+     * @param input      the input, its sequence included.
+     * @param resultCode result of applying it.
+     * @param effects    the effects it caused, in order.
+     * @return Chronicle index of the document.
+     * @throws JournalException when the sequence is out of order, the document is too large or the write fails;
+     *                          nothing is appended then.
+     */
+    public long append(final InputRecord input, final int resultCode, final EffectList effects)
+    {
+        checkOpen();
+        final long expectedSequence = lastSequence + 1;
+        if (input.sequence() != expectedSequence)
+        {
+            throw new JournalException("cannot append sequence " + input.sequence() + " to " + directory +
+                ": expected " + expectedSequence);
+        }
+
+        write(encoder.encodeDocument(buffer, 0, input, resultCode, effects), expectedSequence);
+        lastSequence = expectedSequence;
+        if (syncEachDocument)
+        {
+            sync();
+        }
+
+        return lastIndex;
+    }
+
+    /**
+     * Force every appended document to the storage device: Chronicle's msync of the appended range, then an
+     * fdatasync of the current queue file (header and index pages included), and, the first time a queue file is
+     * synced, an fdatasync of the queue's metadata.cq4t and an fsync of the directory.
+     *
+     * @throws JournalException when the operating system reports a failure.
+     */
+    public void sync()
+    {
+        checkOpen();
+        appender.sync();
+        try
+        {
+            final int cycle = appender.cycle();
+            if (cycle != syncedCycle)
+            {
+                switchSyncedFile(cycle);
+            }
+            syncChannel.force(false);
+        }
+        catch (final IOException ex)
+        {
+            throw new JournalException("cannot sync the journal in " + directory + ": " + ex, ex);
+        }
+    }
+
+    /**
+     * Sequence of the last appended document, 0 before the first.
+     *
+     * @return last sequence.
+     */
+    public long lastSequence()
+    {
+        return lastSequence;
+    }
+
+    /**
+     * Chronicle index of the last appended document (the header counts).
+     *
+     * @return last index.
+     */
+    public long lastIndex()
+    {
+        return lastIndex;
+    }
+
+    /**
+     * Directory holding the queue files.
+     *
+     * @return journal directory.
+     */
+    public Path directory()
+    {
+        return directory;
+    }
+
+    /**
+     * Whether every append is synced before it returns.
+     *
+     * @return the flag given to {@link #open}.
+     */
+    public boolean syncEachDocument()
+    {
+        return syncEachDocument;
+    }
+
+    /**
+     * Largest frame this writer accepts, a quarter of the block size.
+     *
+     * @return bytes.
+     */
+    public int maxFrameLength()
+    {
+        return maxFrameLength;
+    }
+
+    /**
+     * Release the appender and the queue; documents already appended stay readable. Idempotent.
+     */
+    public void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            if (null != syncChannel)
+            {
+                try
+                {
+                    syncChannel.close();
+                }
+                catch (final IOException ignore)
+                {
+                    // a read-only channel used for fdatasync only; nothing buffered to lose
+                }
+            }
+            closeQuietly(appender);
+            closeQuietly(queue);
+        }
+    }
+
+    private void write(final int frameLength, final long sequence)
+    {
+        if (frameLength > maxFrameLength)
+        {
+            throw new JournalException("document " + sequence + " of " + frameLength + " bytes is larger than " +
+                maxFrameLength + " bytes, a quarter of the journal's block size");
+        }
+
+        try (DocumentContext dc = appender.writingDocument())
+        {
+            try
+            {
+                dc.wire().bytes().write(buffer.byteArray(), 0, frameLength);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                dc.rollbackOnClose();
+                throw ex;
+            }
+        }
+        catch (final JournalException ex)
+        {
+            throw ex;
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new JournalException("cannot append document " + sequence + " to " + directory + ": " + ex, ex);
+        }
+        lastIndex = appender.lastIndexAppended();
+    }
+
+    private void switchSyncedFile(final int cycle) throws IOException
+    {
+        final boolean first = null == syncChannel;
+        if (!first)
+        {
+            syncChannel.force(false);
+            syncChannel.close();
+            syncChannel = null;
+        }
+
+        final File file = appender.currentFile();
+        if (null == file)
+        {
+            throw new IOException("the appender has no current queue file");
+        }
+        syncChannel = FileChannel.open(file.toPath(), StandardOpenOption.READ);
+        syncedCycle = cycle;
+
+        final Path table = directory.resolve(TABLE_FILE);
+        if (Files.exists(table))
+        {
+            try (FileChannel channel = FileChannel.open(table, StandardOpenOption.READ))
+            {
+                channel.force(false);
+            }
+        }
+        fsyncDirectory(directory);
+        if (first)
+        {
+            final Path parent = directory.toAbsolutePath().getParent();
+            if (null != parent)
+            {
+                fsyncDirectory(parent);
+            }
+        }
+    }
+
+    private static void fsyncDirectory(final Path directory) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ))
+        {
+            channel.force(true);
+        }
+    }
+
+    private static void refuseExistingJournal(final Path directory)
+    {
+        if (!Files.exists(directory))
+        {
+            return;
+        }
+        if (!Files.isDirectory(directory))
+        {
+            throw new JournalException("cannot create a journal in " + directory + ": not a directory");
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory))
+        {
+            for (final Path file : files)
+            {
+                final String name = file.getFileName().toString();
+                if (name.endsWith(".cq4") || name.endsWith(".cq4t"))
+                {
+                    throw new JournalException("cannot create a journal in " + directory +
+                        ": it already holds a journal (" + name + ")");
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new JournalException("cannot list " + directory + ": " + ex, ex);
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("journal writer for " + directory + " is closed");
+        }
+    }
+
+    private static void closeQuietly(final AutoCloseable closeable)
+    {
+        if (null != closeable)
+        {
+            try
+            {
+                closeable.close();
+            }
+            catch (final Exception ignore)
+            {
+                // closing after a failure; the first failure is the one reported
+            }
+        }
+    }
+}

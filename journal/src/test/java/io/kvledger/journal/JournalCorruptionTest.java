@@ -1,0 +1,218 @@
+package io.kvledger.journal;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Truncates and bit-flips copies of a real journal; every read must end CLEAN, TORN_TAIL or CORRUPT, deliver only
+ * documents equal to the originals, and return promptly.
+ */
+class JournalCorruptionTest
+{
+    private static final long SEED = 0x5EED_C0DEL;
+    private static final int DOCUMENTS = 300;
+    private static final int TRIALS = 1_000;
+    private static final Duration HANG_GUARD = Duration.ofSeconds(10);
+
+    @TempDir
+    Path tempDir;
+
+    private final List<InputRecord> inputs = new ArrayList<>();
+    private final List<EffectList> effectLists = new ArrayList<>();
+    private final JournalHeader header = JournalTestData.header(SEED);
+
+    @Test
+    void shouldEndEveryDamagedReadCleanTornOrCorrupt() throws IOException
+    {
+        final Path original = writeOriginal(tempDir.resolve("original"));
+        final ReadOutcome clean = JournalReader.open(original).read(new Verifier(-1));
+        assertEquals(ReadStatus.CLEAN, clean.status(), clean.message());
+        assertEquals(DOCUMENTS, clean.documents());
+
+        final String queueName = clean.stopFile();
+        final byte[] queueBytes = Files.readAllBytes(original.resolve(queueName));
+        final int writtenEnd = (int)clean.stopOffset();
+        assertTrue(writtenEnd > 0 && writtenEnd < queueBytes.length, "written region ends at " + writtenEnd);
+
+        final List<Path> untouched = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(original))
+        {
+            for (final Path file : files)
+            {
+                if (!file.getFileName().toString().equals(queueName))
+                {
+                    untouched.add(file);
+                }
+            }
+        }
+
+        final Random random = new Random(SEED);
+        final Map<ReadStatus, Integer> tally = new EnumMap<>(ReadStatus.class);
+        final long start = System.nanoTime();
+        for (int trial = 0; trial < TRIALS; trial++)
+        {
+            final Path copy = Files.createDirectory(tempDir.resolve("trial-" + trial));
+            for (final Path file : untouched)
+            {
+                Files.copy(file, copy.resolve(file.getFileName()));
+            }
+            final String damage = damage(random, queueBytes, writtenEnd, copy.resolve(queueName));
+
+            final int number = trial;
+            final Verifier verifier = new Verifier(trial);
+            final ReadOutcome outcome = assertTimeoutPreemptively(
+                HANG_GUARD, () -> JournalReader.open(copy).read(verifier), () -> "trial " + number + ": " + damage);
+
+            check(trial, damage, outcome, verifier);
+            tally.merge(outcome.status(), 1, Integer::sum);
+            JournalTestData.deleteRecursively(copy);
+        }
+
+        System.out.println("JournalCorruptionTest: " + TRIALS + " trials in " +
+            (System.nanoTime() - start) / 1_000_000 + " ms, outcomes " + tally);
+    }
+
+    private static String damage(final Random random, final byte[] original, final int writtenEnd, final Path file)
+        throws IOException
+    {
+        if (random.nextInt(3) == 0)
+        {
+            final int length = random.nextInt(writtenEnd);
+            Files.write(file, Arrays.copyOf(original, length));
+            return "truncated to " + length + " bytes";
+        }
+
+        final byte[] damaged = original.clone();
+        final StringBuilder what = new StringBuilder();
+        final int changes = 1 + random.nextInt(8);
+        for (int i = 0; i < changes; i++)
+        {
+            final int offset = random.nextInt(writtenEnd);
+            if (random.nextBoolean())
+            {
+                final int bit = random.nextInt(8);
+                damaged[offset] ^= (byte)(1 << bit);
+                what.append(" flip bit ").append(bit).append(" at 0x").append(Integer.toHexString(offset));
+            }
+            else
+            {
+                final byte value = (byte)random.nextInt(256);
+                damaged[offset] = value;
+                what.append(" byte 0x").append(Integer.toHexString(value & 0xFF)).append(" at 0x")
+                    .append(Integer.toHexString(offset));
+            }
+        }
+        Files.write(file, damaged);
+        return what.toString().trim();
+    }
+
+    private static void check(final int trial, final String damage, final ReadOutcome outcome, final Verifier verifier)
+    {
+        final String context = "trial " + trial + " (" + damage + "): " + outcome;
+        assertNotNull(outcome, context);
+        if (null != verifier.failure)
+        {
+            fail(context + ": " + verifier.failure);
+        }
+        switch (outcome.status())
+        {
+            case CLEAN:
+            case TORN_TAIL:
+                assertTrue(verifier.headerSeen, context);
+                break;
+            case CORRUPT:
+                assertTrue(outcome.message().contains("document ") || outcome.message().contains("queue file ") ||
+                    outcome.message().contains("Chronicle"), "unlocated message, " + context);
+                break;
+            default:
+                fail("unexpected status, " + context);
+        }
+        assertFalse(outcome.message().isEmpty(), context);
+        assertEquals(verifier.documents, outcome.delivered(), context);
+        assertEquals(verifier.documents, outcome.documents(), context);
+        assertEquals(verifier.documents, outcome.lastSequence(), context);
+    }
+
+    private Path writeOriginal(final Path dir)
+    {
+        try (JournalWriter writer = JournalWriter.open(dir, header, false, JournalTestData.SMALL_BLOCK_SIZE))
+        {
+            for (int sequence = 1; sequence <= DOCUMENTS; sequence++)
+            {
+                final InputRecord input = new InputRecord(64);
+                final EffectList effects = new EffectList(8);
+                JournalTestData.document(SEED, sequence, input, effects, 12);
+                writer.append(input, sequence * 3, effects);
+                inputs.add(input);
+                effectLists.add(effects);
+            }
+        }
+        return dir;
+    }
+
+    private final class Verifier implements JournalListener
+    {
+        private final int trial;
+        private boolean headerSeen;
+        private long documents;
+        private String failure;
+
+        Verifier(final int trial)
+        {
+            this.trial = trial;
+        }
+
+        public void onHeader(final JournalHeader read, final JournalPosition position)
+        {
+            try
+            {
+                JournalTestData.assertSameHeader(header, read);
+                headerSeen = true;
+            }
+            catch (final AssertionError ex)
+            {
+                failure = "trial " + trial + " header differs: " + ex.getMessage();
+            }
+        }
+
+        public void onDocument(
+            final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
+        {
+            try
+            {
+                assertTrue(headerSeen);
+                assertEquals(documents + 1, input.sequence());
+                final int i = (int)input.sequence() - 1;
+                JournalTestData.assertSameDocument(inputs.get(i), (i + 1) * 3, effectLists.get(i), input, resultCode,
+                    effects);
+                documents++;
+            }
+            catch (final AssertionError ex)
+            {
+                if (null == failure)
+                {
+                    failure = "document " + input.sequence() + ": " + ex.getMessage();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,408 @@
+package io.kvledger.journal;
+
+import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.codec.JournalHeaderDecoder;
+import net.openhft.chronicle.core.time.SetTimeProvider;
+import org.agrona.ExpandableArrayBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class JournalReaderTest
+{
+    @TempDir
+    Path tempDir;
+
+    private final ExpandableArrayBuffer frame = new ExpandableArrayBuffer(256);
+
+    @Test
+    void shouldReportMissingDirectoryWithoutCreatingIt()
+    {
+        final Path missing = tempDir.resolve("missing");
+        final ReadOutcome outcome = JournalReader.open(missing).read(new Recorder());
+
+        assertEquals(ReadStatus.NOT_A_JOURNAL, outcome.status());
+        assertTrue(outcome.message().startsWith("no such directory"), outcome.message());
+        assertFalse(Files.exists(missing));
+    }
+
+    @Test
+    void shouldReportFileThatIsNotADirectory() throws IOException
+    {
+        final Path file = Files.writeString(tempDir.resolve("file"), "x");
+
+        assertEquals(ReadStatus.NOT_A_JOURNAL, JournalReader.open(file).read(new Recorder()).status());
+    }
+
+    @Test
+    void shouldReportEmptyDirectoryAndQueueWithoutDocuments() throws IOException
+    {
+        final Path empty = Files.createDirectory(tempDir.resolve("empty"));
+        assertEquals(ReadStatus.EMPTY, JournalReader.open(empty).read(new Recorder()).status());
+
+        final Path noDocuments = tempDir.resolve("no-documents");
+        new RawJournal(noDocuments).close();
+        final ReadOutcome outcome = JournalReader.open(noDocuments).read(new Recorder());
+        assertEquals(ReadStatus.EMPTY, outcome.status(), outcome.message());
+    }
+
+    @Test
+    void shouldReportDirectoryOfOtherFiles() throws IOException
+    {
+        final Path other = Files.createDirectory(tempDir.resolve("other"));
+        Files.writeString(other.resolve("notes.txt"), "hello");
+
+        final ReadOutcome outcome = JournalReader.open(other).read(new Recorder());
+        assertEquals(ReadStatus.NOT_A_JOURNAL, outcome.status());
+        assertTrue(outcome.message().contains("no Chronicle queue file"), outcome.message());
+    }
+
+    @Test
+    void shouldRefuseNewerSchemaVersion()
+    {
+        final Path dir = tempDir.resolve("newer");
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            final int length = RawJournal.headerFrame(frame);
+            frame.putShort(JournalFrame.HEADER_LENGTH + 6, (short)(JournalHeaderDecoder.SCHEMA_VERSION + 1),
+                JournalFrame.BYTE_ORDER);
+            RawJournal.reseal(frame, length);
+            raw.write(frame, length);
+        }
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+        assertEquals(ReadStatus.UNSUPPORTED_SCHEMA, outcome.status());
+        assertTrue(outcome.message().contains("schema version " + (JournalHeaderDecoder.SCHEMA_VERSION + 1) +
+            " is newer than this build's version " + JournalHeaderDecoder.SCHEMA_VERSION), outcome.message());
+        assertEquals(0, recorder.headers);
+    }
+
+    @Test
+    void shouldRefuseUnknownSchemaId()
+    {
+        final Path dir = tempDir.resolve("unknown");
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            final int length = RawJournal.headerFrame(frame);
+            frame.putShort(JournalFrame.HEADER_LENGTH + 4, (short)1234, JournalFrame.BYTE_ORDER);
+            RawJournal.reseal(frame, length);
+            raw.write(frame, length);
+        }
+
+        final ReadOutcome outcome = JournalReader.open(dir).read(new Recorder());
+        assertEquals(ReadStatus.UNSUPPORTED_SCHEMA, outcome.status());
+        assertTrue(outcome.message().contains("unknown schema id 1234"), outcome.message());
+    }
+
+    @Test
+    void shouldReportCorruptWhenFirstDocumentIsNotTheHeader()
+    {
+        final Path dir = tempDir.resolve("no-header");
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            raw.write(frame, RawJournal.documentFrame(frame, 1));
+        }
+
+        final ReadOutcome outcome = JournalReader.open(dir).read(new Recorder());
+        assertEquals(ReadStatus.CORRUPT, outcome.status());
+        assertTrue(outcome.message().startsWith("document 0 at cycle "), outcome.message());
+        assertTrue(outcome.message().endsWith("expected the JournalHeader"), outcome.message());
+    }
+
+    @Test
+    void shouldReportCorruptOnSequenceGapAfterDeliveringThePrefix()
+    {
+        final Path dir = tempDir.resolve("gap");
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            raw.write(frame, RawJournal.headerFrame(frame));
+            raw.write(frame, RawJournal.documentFrame(frame, 1));
+            raw.write(frame, RawJournal.documentFrame(frame, 2));
+            raw.write(frame, RawJournal.documentFrame(frame, 4));
+        }
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+        assertEquals(ReadStatus.CORRUPT, outcome.status());
+        assertEquals(List.of(1L, 2L), recorder.sequences);
+        assertEquals(2, outcome.documents());
+        assertEquals(2, outcome.lastSequence());
+        assertTrue(outcome.message().startsWith("document 3 at cycle " + outcome.stopCycle() + " index 0x" +
+            Long.toHexString(outcome.stopIndex()) + " byte 0x" + Long.toHexString(outcome.stopOffset()) + " of " +
+            outcome.stopFile()), outcome.message());
+        assertTrue(outcome.message().endsWith("sequence 4 out of order (expected 3)"), outcome.message());
+    }
+
+    @Test
+    void shouldReportCorruptOnSecondHeaderAndOnBadFrame()
+    {
+        final Path dir = tempDir.resolve("second-header");
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            raw.write(frame, RawJournal.headerFrame(frame));
+            raw.write(frame, RawJournal.headerFrame(frame));
+        }
+        final ReadOutcome outcome = JournalReader.open(dir).read(new Recorder());
+        assertEquals(ReadStatus.CORRUPT, outcome.status());
+        assertTrue(outcome.message().endsWith("unexpected second JournalHeader"), outcome.message());
+
+        final Path crc = tempDir.resolve("crc");
+        try (RawJournal raw = new RawJournal(crc))
+        {
+            raw.write(frame, RawJournal.headerFrame(frame));
+            final int length = RawJournal.documentFrame(frame, 1);
+            frame.putByte(length - 3, (byte)(frame.getByte(length - 3) + 1));
+            raw.write(frame, length);
+        }
+        final ReadOutcome crcOutcome = JournalReader.open(crc).read(new Recorder());
+        assertEquals(ReadStatus.CORRUPT, crcOutcome.status());
+        assertTrue(crcOutcome.message().startsWith("document 1 at cycle "), crcOutcome.message());
+        assertTrue(crcOutcome.message().contains(": crc mismatch (expected 0x"), crcOutcome.message());
+    }
+
+    @Test
+    void shouldDeliverFromSequenceUpToLimit()
+    {
+        final Path dir = write(tempDir.resolve("journal"), 20);
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder, 5, 3);
+
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        assertEquals(List.of(5L, 6L, 7L), recorder.sequences);
+        assertEquals(1, recorder.headers);
+        assertEquals(7, outcome.documents());
+        assertEquals(3, outcome.delivered());
+
+        final Recorder all = new Recorder();
+        final ReadOutcome rest = JournalReader.open(dir).read(all, 19, Long.MAX_VALUE);
+        assertEquals(ReadStatus.CLEAN, rest.status());
+        assertEquals(List.of(19L, 20L), all.sequences);
+        assertEquals(20, rest.documents());
+    }
+
+    @Test
+    void shouldReadTheHeaderOnly()
+    {
+        final Path dir = write(tempDir.resolve("journal"), 5);
+
+        final JournalHeader header = new JournalHeader();
+        final ReadOutcome outcome = JournalReader.readHeaderOnly(dir, header);
+
+        assertEquals(ReadStatus.CLEAN, outcome.status());
+        assertEquals(0, outcome.documents());
+        JournalTestData.assertSameHeader(JournalTestData.header(8), header);
+    }
+
+    @Test
+    void shouldExposeTheHeaderAfterReadingAndRefuseReadingWhenClosed()
+    {
+        final Path dir = write(tempDir.resolve("journal"), 1);
+        final JournalReader reader = JournalReader.open(dir);
+        assertNull(reader.header());
+
+        reader.read(new Recorder());
+        JournalTestData.assertSameHeader(JournalTestData.header(8), reader.header());
+        reader.close();
+
+        assertThrows(IllegalStateException.class, () -> reader.read(new Recorder()));
+    }
+
+    @Test
+    void shouldPropagateListenerFailures()
+    {
+        final Path dir = write(tempDir.resolve("journal"), 3);
+        final IllegalStateException failure = new IllegalStateException("listener says no");
+
+        final IllegalStateException thrown = assertThrows(IllegalStateException.class, () ->
+            JournalReader.open(dir).read(new Recorder()
+            {
+                public void onDocument(
+                    final InputRecord input, final int resultCode, final EffectList effects,
+                    final JournalPosition position)
+                {
+                    throw failure;
+                }
+            }));
+        assertSame(failure, thrown);
+    }
+
+    @Test
+    void shouldReportTornTailWhenTheLastDocumentHasNoHeader() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("journal"), 10);
+        final ReadOutcome clean = JournalReader.open(dir).read(new Recorder());
+        assertEquals(ReadStatus.CLEAN, clean.status(), clean.message());
+
+        final int length = RawJournal.documentFrame(frame, 11);
+        final byte[] bytes = new byte[length];
+        frame.getBytes(0, bytes);
+        try (RandomAccessFile file = new RandomAccessFile(dir.resolve(clean.stopFile()).toFile(), "rw"))
+        {
+            file.seek(clean.stopOffset() + 4);
+            file.write(bytes, 0, length / 2);
+        }
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+        assertEquals(ReadStatus.TORN_TAIL, outcome.status(), outcome.message());
+        assertEquals(10, outcome.documents());
+        assertEquals(10, recorder.sequences.size());
+        assertTrue(outcome.message().contains("document 11 at byte 0x" + Long.toHexString(clean.stopOffset()) +
+            " was being written when the writer stopped"), outcome.message());
+    }
+
+    @Test
+    void shouldReportTornTailForAnIncompleteChronicleHeaderAndCorruptWhenDataFollows() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("journal"), 10);
+        final ReadOutcome clean = JournalReader.open(dir).read(new Recorder());
+        final Path file = dir.resolve(clean.stopFile());
+
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        {
+            raf.seek(clean.stopOffset());
+            raf.writeInt(Integer.reverseBytes(0x8000_0000));
+            raf.writeInt(Integer.reverseBytes(0x1234));
+        }
+        final ReadOutcome torn = JournalReader.open(dir).read(new Recorder());
+        assertEquals(ReadStatus.TORN_TAIL, torn.status(), torn.message());
+        assertTrue(torn.message().contains("Chronicle header 0x80000000"), torn.message());
+
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"))
+        {
+            raf.seek(clean.stopOffset() + 8192);
+            raf.writeInt(0x0100_0000);
+        }
+        final ReadOutcome corrupt = JournalReader.open(dir).read(new Recorder());
+        assertEquals(ReadStatus.CORRUPT, corrupt.status(), corrupt.message());
+    }
+
+    @Test
+    void shouldReportCorruptForTruncatedQueueFile() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("journal"), 200);
+        final ReadOutcome clean = JournalReader.open(dir).read(new Recorder());
+        try (RandomAccessFile raf = new RandomAccessFile(dir.resolve(clean.stopFile()).toFile(), "rw"))
+        {
+            raf.setLength(clean.stopOffset() - 1000);
+        }
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+        assertEquals(ReadStatus.CORRUPT, outcome.status(), outcome.message());
+        assertTrue(outcome.message().contains("is truncated"), outcome.message());
+        assertTrue(outcome.documents() > 150 && outcome.documents() < 200, outcome.message());
+        assertEquals(outcome.documents(), recorder.sequences.size());
+    }
+
+    @Test
+    void shouldReadAcrossRollCyclesAndSyncEachFile()
+    {
+        final Path dir = writeAcrossDays(tempDir.resolve("days"), 3, 10);
+        assertEquals(3, JournalTestData.queueFiles(dir).size());
+
+        final List<Integer> cycles = new ArrayList<>();
+        final Recorder recorder = new Recorder()
+        {
+            public void onDocument(
+                final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
+            {
+                super.onDocument(input, resultCode, effects, position);
+                cycles.add(position.cycle());
+            }
+        };
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        assertEquals(30, outcome.documents());
+        assertEquals(30, recorder.sequences.size());
+        assertEquals(3, cycles.stream().distinct().count());
+        assertEquals(cycles.get(29), outcome.stopCycle());
+    }
+
+    @Test
+    void shouldReportCorruptWhenAMiddleCycleFileIsMissing() throws IOException
+    {
+        final Path dir = writeAcrossDays(tempDir.resolve("days"), 3, 10);
+        Files.delete(JournalTestData.queueFiles(dir).get(1));
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+
+        assertEquals(ReadStatus.CORRUPT, outcome.status(), outcome.message());
+        assertEquals(10, outcome.documents());
+        assertTrue(outcome.message().endsWith("sequence 21 out of order (expected 11)"), outcome.message());
+    }
+
+    private static Path writeAcrossDays(final Path dir, final int days, final int documentsPerDay)
+    {
+        final SetTimeProvider clock = new SetTimeProvider(TimeUnit.DAYS.toNanos(20_000) + TimeUnit.HOURS.toNanos(1));
+        try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(8), true,
+            JournalTestData.SMALL_BLOCK_SIZE, clock))
+        {
+            final InputRecord input = new InputRecord(64);
+            final EffectList effects = new EffectList(16);
+            long sequence = 0;
+            for (int day = 0; day < days; day++)
+            {
+                for (int i = 0; i < documentsPerDay; i++)
+                {
+                    JournalTestData.document(8, ++sequence, input, effects, 8);
+                    writer.append(input, 0, effects);
+                }
+                clock.advanceNanos(TimeUnit.DAYS.toNanos(1));
+            }
+        }
+        return dir;
+    }
+
+    private static Path write(final Path dir, final int documents)
+    {
+        try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(8), false,
+            JournalTestData.SMALL_BLOCK_SIZE))
+        {
+            final InputRecord input = new InputRecord(64);
+            final EffectList effects = new EffectList(16);
+            for (int i = 1; i <= documents; i++)
+            {
+                JournalTestData.document(8, i, input, effects, 8);
+                writer.append(input, i, effects);
+            }
+        }
+        return dir;
+    }
+
+    static class Recorder implements JournalListener
+    {
+        final List<Long> sequences = new ArrayList<>();
+        int headers;
+
+        public void onHeader(final JournalHeader header, final JournalPosition position)
+        {
+            headers++;
+        }
+
+        public void onDocument(
+            final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
+        {
+            assertEquals(InputType.class, input.type().getClass());
+            sequences.add(input.sequence());
+        }
+    }
+}
