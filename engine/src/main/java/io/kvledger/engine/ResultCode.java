@@ -55,6 +55,11 @@ public final class ResultCode
     /** The operation table is full. */
     public static final int OP_TABLE_FULL = -4005;
 
+    /** The ring is full and the caller asked not to wait. */
+    public static final int RING_FULL = -5001;
+    /** The engine loop stopped (closed, or fail-stopped after an exception in apply). */
+    public static final int ENGINE_STOPPED = -5002;
+
     private ResultCode()
     {
     }
@@ -91,6 +96,8 @@ public final class ResultCode
             case OP_ALREADY_DONE: return "OP_ALREADY_DONE";
             case OP_KIND_MISMATCH: return "OP_KIND_MISMATCH";
             case OP_TABLE_FULL: return "OP_TABLE_FULL";
+            case RING_FULL: return "RING_FULL";
+            case ENGINE_STOPPED: return "ENGINE_STOPPED";
             default: return "CODE_" + code;
         }
     }

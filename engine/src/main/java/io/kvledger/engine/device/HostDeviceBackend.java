@@ -29,19 +29,24 @@ public final class HostDeviceBackend implements DeviceBackend
     private final int maxCopiesPerBatch;
     private final CopyBatch[] batches;
     private final ManyToManyConcurrentArrayQueue<CopyBatch> freeBatches;
-    private final ManyToOneConcurrentArrayQueue<CopyBatch> submitted;
-    private final FaultInjector faults;
+    /** Host-to-device loads. */
+    static final int LOAD_STREAM = 0;
+    /** Device-local copies (copy-on-write) and device-to-host backups. */
+    static final int COMPUTE_STREAM = 1;
+    private static final int STREAMS = 2;
+
+    private final ManyToOneConcurrentArrayQueue<CopyBatch>[] submitted;
+    private final FaultInjector[] faults = new FaultInjector[STREAMS];
     private final boolean faultsActive;
-    private final IdleStrategy idleStrategy = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
-    private final Thread copyThread;
+    private final Thread[] copyThreads = new Thread[STREAMS];
+    private final long[] streamCompleted = new long[STREAMS * 8];
+    private final long[] streamFailed = new long[STREAMS * 8];
+    private final long[] streamBytes = new long[STREAMS * 8];
 
     private volatile CopyListener listener;
     private volatile boolean started;
     private volatile boolean running;
     private volatile boolean closed;
-    private volatile long completedBatches;
-    private volatile long failedBatches;
-    private volatile long copiedBytes;
     private volatile long listenerErrors;
 
     /**
@@ -62,17 +67,27 @@ public final class HostDeviceBackend implements DeviceBackend
         maxCopiesPerBatch = config.maxCopiesPerBatch();
         batches = new CopyBatch[config.batchCount()];
         freeBatches = new ManyToManyConcurrentArrayQueue<>(Math.max(2, batches.length));
-        submitted = new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length));
+        @SuppressWarnings("unchecked")
+        final ManyToOneConcurrentArrayQueue<CopyBatch>[] queues = new ManyToOneConcurrentArrayQueue[STREAMS];
+        submitted = queues;
+        for (int s = 0; s < STREAMS; s++)
+        {
+            submitted[s] = new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length));
+        }
         for (int i = 0; i < batches.length; i++)
         {
             batches[i] = new CopyBatch(this, i, maxCopiesPerBatch, slotCounts);
             freeBatches.offer(batches[i]);
         }
 
-        faults = new FaultInjector(config);
-        faultsActive = faults.active();
-        copyThread = new Thread(this::runCopyLoop, "kvledger-host-copy");
-        copyThread.setDaemon(true);
+        for (int s = 0; s < STREAMS; s++)
+        {
+            faults[s] = new FaultInjector(config);
+            final int stream = s;
+            copyThreads[s] = new Thread(() -> runCopyLoop(stream), s == LOAD_STREAM ? "kvledger-copy-load" : "kvledger-copy-compute");
+            copyThreads[s].setDaemon(true);
+        }
+        faultsActive = faults[0].active();
     }
 
     /**
@@ -103,7 +118,10 @@ public final class HostDeviceBackend implements DeviceBackend
         this.listener = listener;
         running = true;
         started = true;
-        copyThread.start();
+        for (final Thread t : copyThreads)
+        {
+            t.start();
+        }
     }
 
     /**
@@ -153,7 +171,7 @@ public final class HostDeviceBackend implements DeviceBackend
             throw new IllegalStateException("batch is not claimed from this backend");
         }
         batch.submitted(op);
-        if (!submitted.offer(batch))
+        if (!submitted[streamOf(batch)].offer(batch))
         {
             throw new IllegalStateException("copy queue full");
         }
@@ -210,7 +228,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public long completedBatches()
     {
-        return completedBatches;
+        return streamCompleted[0] + streamCompleted[8];
     }
 
     /**
@@ -218,7 +236,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public long failedBatches()
     {
-        return failedBatches;
+        return streamFailed[0] + streamFailed[8];
     }
 
     /**
@@ -226,7 +244,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public long copiedBytes()
     {
-        return copiedBytes;
+        return streamBytes[0] + streamBytes[8];
     }
 
     /**
@@ -249,7 +267,7 @@ public final class HostDeviceBackend implements DeviceBackend
             Sizes.pool("device Mamba", slotCount(Pool.DEVICE_MAMBA), slotBytes(Pool.DEVICE_MAMBA)) + ", " +
             Sizes.pool("host KV", slotCount(Pool.HOST_KV), slotBytes(Pool.HOST_KV)) + ", " +
             Sizes.pool("host Mamba", slotCount(Pool.HOST_MAMBA), slotBytes(Pool.HOST_MAMBA)) + "; " +
-            batches.length + " batches of up to " + maxCopiesPerBatch + " copies; " + faults.describe();
+            batches.length + " batches of up to " + maxCopiesPerBatch + " copies; " + faults[0].describe();
     }
 
     /**
@@ -269,15 +287,18 @@ public final class HostDeviceBackend implements DeviceBackend
         if (started)
         {
             boolean interrupted = false;
-            while (copyThread.isAlive())
+            for (final Thread copyThread : copyThreads)
             {
-                try
+                while (copyThread.isAlive())
                 {
-                    copyThread.join();
-                }
-                catch (final InterruptedException ex)
-                {
-                    interrupted = true;
+                    try
+                    {
+                        copyThread.join();
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        interrupted = true;
+                    }
                 }
             }
             if (interrupted)
@@ -296,20 +317,39 @@ public final class HostDeviceBackend implements DeviceBackend
         return memory[pool.ordinal()];
     }
 
-    private void runCopyLoop()
+    /**
+     * Which stream a batch runs on: like a GPU's load stream and compute stream, host-to-device loads queue
+     * behind each other, and device-local copies and backups queue behind each other, but the two overlap.
+     */
+    private static int streamOf(final CopyBatch batch)
     {
-        final IdleStrategy idle = idleStrategy;
+        for (int i = 0; i < batch.count(); i++)
+        {
+            final Pool src = batch.srcPool(i);
+            final Pool dst = batch.dstPool(i);
+            if ((src == Pool.HOST_KV || src == Pool.HOST_MAMBA) && (dst == Pool.DEVICE_KV || dst == Pool.DEVICE_MAMBA))
+            {
+                return LOAD_STREAM;
+            }
+        }
+        return COMPUTE_STREAM;
+    }
+
+    private void runCopyLoop(final int stream)
+    {
+        final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
+        final ManyToOneConcurrentArrayQueue<CopyBatch> queue = submitted[stream];
         while (true)
         {
-            final CopyBatch batch = submitted.poll();
+            final CopyBatch batch = queue.poll();
             if (null != batch)
             {
                 idle.reset();
-                process(batch);
+                process(batch, stream);
             }
             else if (!running)
             {
-                if (submitted.isEmpty())
+                if (queue.isEmpty())
                 {
                     break;
                 }
@@ -321,8 +361,9 @@ public final class HostDeviceBackend implements DeviceBackend
         }
     }
 
-    private void process(final CopyBatch batch)
+    private void process(final CopyBatch batch, final int stream)
     {
+        final FaultInjector faults = this.faults[stream];
         final long op = batch.op();
         final int count = batch.count();
         boolean ok = true;
@@ -358,14 +399,14 @@ public final class HostDeviceBackend implements DeviceBackend
             ok = false;
         }
 
-        copiedBytes += bytes;
+        streamBytes[stream * 8] += bytes;
         if (ok)
         {
-            completedBatches++;
+            streamCompleted[stream * 8]++;
         }
         else
         {
-            failedBatches++;
+            streamFailed[stream * 8]++;
         }
 
         batch.released();

@@ -97,6 +97,7 @@ public final class ServingLoop implements EnginePort.OpListener
     private final DataPlane data;
     private final ArrayDeque<Active> waiting = new ArrayDeque<>();
     private final List<Active> admitted = new ArrayList<>();
+    private final List<Active> retracted = new ArrayList<>();
     private final Map<Long, Active> byLoad = new HashMap<>();
     private final List<Mismatch> mismatches = new ArrayList<>();
     private final long[] scratchHi;
@@ -298,7 +299,7 @@ public final class ServingLoop implements EnginePort.OpListener
                         a.state = WAITING;
                         a.loadOp = -1;
                         a.cowOp = -1;
-                        waiting.add(a);
+                        retracted.add(a);
                         summary.retracts++;
                         continue;
                     }
@@ -315,6 +316,12 @@ public final class ServingLoop implements EnginePort.OpListener
             }
         }
         submit(input.reset().type(InputType.PASS_END));
+        // Retracted requests keep their place: first-come first-served puts them at the head for the next pass.
+        for (int i = retracted.size() - 1; i >= 0; i--)
+        {
+            waiting.addFirst(retracted.get(i));
+        }
+        retracted.clear();
     }
 
     private void take(final Active a)

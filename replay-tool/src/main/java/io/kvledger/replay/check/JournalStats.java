@@ -14,6 +14,8 @@ import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Reason;
 
 import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -48,6 +50,9 @@ public final class JournalStats implements JournalListener
     private long loadsFailed;
     private long loadsCancelled;
     private long pagesStored;
+    private final Map<Long, Integer> requestPages = new HashMap<>();
+    private long admittedRequestPages;
+    private long prefixPages;
     private String label = "";
 
     @Override
@@ -74,6 +79,10 @@ public final class JournalStats implements JournalListener
         {
             storageHits++;
             l3HitPages += Math.max(0, input.value1());
+        }
+        if (input.type() == InputType.ARRIVE && input.request() != InputRecord.NULL_ID)
+        {
+            requestPages.put(input.request(), input.fingerprintCount());
         }
         for (int i = 0; i < list.size(); i++)
         {
@@ -107,6 +116,8 @@ public final class JournalStats implements JournalListener
             {
                 admitted++;
                 loadedPages += list.value2(i);
+                prefixPages += list.value1(i);
+                admittedRequestPages += requestPages.getOrDefault(list.owner(i), 0);
             }
             case PAGES_STORED -> pagesStored += list.value1(i);
             default ->
@@ -210,6 +221,59 @@ public final class JournalStats implements JournalListener
     }
 
     /**
+     * @return full pages of the admitted requests (their ARRIVE fingerprints), summed over ADMITTED effects.
+     */
+    public long admittedRequestPages()
+    {
+        return admittedRequestPages;
+    }
+
+    /**
+     * @return pages admissions found cached, on the device or loaded from L3 (ADMITTED value1).
+     */
+    public long prefixPages()
+    {
+        return prefixPages;
+    }
+
+    /**
+     * @return pages admissions found on the device already (prefix minus loaded).
+     */
+    public long deviceHitPages()
+    {
+        return Math.max(0, prefixPages - loadedPages);
+    }
+
+    /**
+     * @return share of the admitted requests' pages that were cached (device or L3), 0 without admissions.
+     */
+    public double hitRate()
+    {
+        return rate(prefixPages);
+    }
+
+    /**
+     * @return share of the admitted requests' pages found on the device.
+     */
+    public double deviceHitRate()
+    {
+        return rate(deviceHitPages());
+    }
+
+    /**
+     * @return share of the admitted requests' pages loaded from L3 through host staging.
+     */
+    public double l3HitRate()
+    {
+        return rate(loadedPages);
+    }
+
+    private double rate(final long pages)
+    {
+        return admittedRequestPages == 0 ? 0.0 : (double)pages / admittedRequestPages;
+    }
+
+    /**
      * @return DEFERRED effects.
      */
     public long defers()
@@ -281,7 +345,8 @@ public final class JournalStats implements JournalListener
         final StringBuilder b = new StringBuilder();
         b.append("journal").append(label.isEmpty() ? "" : " '" + label + "'").append(": ").append(documents)
             .append(" documents (#").append(firstSequence).append(" .. #").append(lastSequence).append("), ")
-            .append(effectCount).append(" effects, ").append(String.format("%.3f", durationNs() / 1e9))
+            .append(effectCount).append(" effects, ")
+            .append(String.format(Locale.ROOT, "%.3f", durationNs() / 1e9))
             .append(" s\n");
         b.append("inputs:\n");
         inputs.forEach((k, v) -> b.append(String.format("  %-16s %10d%n", k, v)));
@@ -299,11 +364,24 @@ public final class JournalStats implements JournalListener
         b.append("admitted ").append(admitted).append(", loads ").append(loads()).append(" (acked ")
             .append(loadsAcked).append(", failed ").append(loadsFailed).append(", cancelled ").append(loadsCancelled)
             .append("), loaded pages ").append(loadedPages).append('\n');
+        b.append("hit rate ").append(percent(hitRate())).append(" of ").append(admittedRequestPages)
+            .append(" admitted pages (device ").append(percent(deviceHitRate())).append(", L3 ")
+            .append(percent(l3HitRate())).append(")\n");
         b.append("defers ").append(defers()).append(reasons(defers)).append(", drops ").append(drops())
             .append(reasons(drops)).append(", rejects ").append(rejects()).append(reasons(rejects)).append(", waits ")
             .append(sum(waits)).append(reasons(waits)).append('\n');
         b.append("evictions ").append(evictions()).append(reasons(evictions)).append('\n');
         return b.toString();
+    }
+
+    private static String percent(final double rate)
+    {
+        return String.format(Locale.ROOT, "%.1f%%", 100.0 * rate);
+    }
+
+    private static double round(final double rate)
+    {
+        return Math.round(rate * 10_000.0) / 10_000.0;
     }
 
     private static String reasons(final Map<?, Long> map)
@@ -350,6 +428,12 @@ public final class JournalStats implements JournalListener
         root.put("loadsFailed", loadsFailed);
         root.put("loadsCancelled", loadsCancelled);
         root.put("loadedPages", loadedPages);
+        root.put("admittedRequestPages", admittedRequestPages);
+        root.put("prefixPages", prefixPages);
+        root.put("deviceHitPages", deviceHitPages());
+        root.put("hitRate", round(hitRate()));
+        root.put("deviceHitRate", round(deviceHitRate()));
+        root.put("l3HitRate", round(l3HitRate()));
         putReasons(root, "defers", defers);
         putReasons(root, "drops", drops);
         putReasons(root, "rejects", rejects);

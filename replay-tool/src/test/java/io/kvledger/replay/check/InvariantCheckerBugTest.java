@@ -63,7 +63,7 @@ class InvariantCheckerBugTest
         final Violation atLaunch = checker.violations().get(checker.violations().size() - 1);
         assertEquals(launch, atLaunch.documentSequence());
         assertTrue(atLaunch.explanation().contains("REQUEST 2"), atLaunch.explanation());
-        assertTrue(first.history().stream().anyMatch(h -> h.text().contains("OP_TARGET op 102 WRITE DEVICE_MAMBA:0")));
+        assertTrue(first.history().stream().anyMatch(h -> h.text().contains("OP_TARGET op=102 WRITE DEVICE_MAMBA:0")));
     }
 
     @Test

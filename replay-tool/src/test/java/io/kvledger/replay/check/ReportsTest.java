@@ -63,8 +63,8 @@ class ReportsTest
         assertEquals("FREE", entries.get(3).ownerAfter());
         assertEquals(6, entries.get(3).sequence());
         assertEquals("REQUEST 2", entries.get(6).ownerAfter());
-        assertTrue(entries.get(6).effect().startsWith("OP_LAUNCHED op 102"), entries.get(6).effect());
-        assertTrue(timeline.toText().contains("#6 SLOT_TRANSITION DEVICE_MAMBA:0 REQUEST 1 -> FREE => FREE"),
+        assertTrue(entries.get(6).effect().startsWith("OP_LAUNCHED op=102"), entries.get(6).effect());
+        assertTrue(timeline.toText().contains("#6 SLOT_TRANSITION DEVICE_MAMBA:0 REQUEST(1) -> FREE => FREE"),
             timeline.toText());
     }
 
@@ -75,9 +75,9 @@ class ReportsTest
         Scenarios.fullPath().feed(timeline);
 
         final List<SlotTimeline.Entry> entries = timeline.entries();
-        assertTrue(entries.get(0).effect().startsWith("NODE_INSERTED node 1"), entries.get(0).effect());
+        assertTrue(entries.get(0).effect().startsWith("NODE_INSERTED node=1 "), entries.get(0).effect());
         assertTrue(entries.get(0).ownerAfter().startsWith("live parent 0 pages 2"), entries.get(0).ownerAfter());
-        assertTrue(entries.stream().anyMatch(e -> e.effect().startsWith("UNLOCKED node 1")));
+        assertTrue(entries.stream().anyMatch(e -> e.effect().startsWith("UNLOCKED node=1 ")));
     }
 
     @Test
@@ -159,7 +159,7 @@ class ReportsTest
 
         assertTrue(text.startsWith("checked 9 documents of fixture: 2 violations\n"), text);
         assertTrue(text.contains("\n#6 I13 DEVICE_MAMBA:0 freed while LOAD 102"), text);
-        assertTrue(text.contains("\n    #6 SLOT_TRANSITION DEVICE_MAMBA:0 REQUEST 1 -> FREE\n"), text);
+        assertTrue(text.contains("\n    #6 SLOT_TRANSITION DEVICE_MAMBA:0 REQUEST(1) -> FREE\n"), text);
     }
 
     @Test
@@ -179,7 +179,7 @@ class ReportsTest
         assertEquals("DEVICE_MAMBA", first.get("pool").asText());
         assertEquals(0, first.get("id").asLong());
         assertEquals(List.of("seq", "effect"), names(first.get("history").get(0)));
-        assertEquals("SLOT_TRANSITION DEVICE_MAMBA:0 FREE -> REQUEST 1",
+        assertEquals("SLOT_TRANSITION DEVICE_MAMBA:0 FREE -> REQUEST(1)",
             first.get("history").get(0).get("effect").asText());
     }
 

@@ -1,0 +1,348 @@
+package io.kvledger.engine.runtime;
+
+import com.lmax.disruptor.EventHandler;
+import com.lmax.disruptor.ExceptionHandler;
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import com.lmax.disruptor.dsl.Disruptor;
+import com.lmax.disruptor.dsl.ProducerType;
+import io.kvledger.engine.CacheStateMachine;
+import io.kvledger.engine.DocumentSink;
+import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.device.CopyListener;
+import io.kvledger.engine.device.DeviceBackend;
+import io.kvledger.engine.sim.DecisionFiller;
+import io.kvledger.engine.store.L3Store;
+import io.kvledger.engine.store.StoreListener;
+import io.kvledger.journal.EffectList;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.codec.OpKind;
+
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The single-threaded engine loop: one Disruptor ring of preallocated input events, many producers (the
+ * embedding server's threads, the device's copy thread, the store's I/O thread), one handler thread that per
+ * event stamps the sequence and time, applies, appends the journal document, and only then hands the side
+ * effects to the device and the store. An exception inside apply (or the journal) stops the loop: the failure
+ * and its sequence are recorded, no later input is applied, and callers get {@link ResultCode#ENGINE_STOPPED}.
+ * <p>
+ * Thread-safe for producers; everything else runs on the engine thread.
+ */
+public final class EngineLoop implements AutoCloseable, CopyListener, StoreListener
+{
+    /** Called once per batch end, on the engine thread (group commit of the journal). */
+    public interface BatchEnd
+    {
+        /** The handler reached the end of a batch of events. */
+        void onBatchEnd();
+    }
+
+    private final CacheStateMachine engine;
+    private final DocumentSink journal;
+    private final BatchEnd batchEnd;
+    private final Dispatcher dispatcher;
+    private final Disruptor<EngineEvent> disruptor;
+    private final RingBuffer<EngineEvent> ring;
+    private final CompletionQueue completions;
+    private final long epochNs = System.nanoTime();
+    private volatile boolean running;
+    private volatile boolean closed;
+    private volatile String failure;
+    private volatile int inFlightOps;
+    private volatile long appliedSequence;
+    private long sequence;
+
+    /**
+     * @param engine     the controller (owned by the loop from now on).
+     * @param journal    where documents go before any side effect runs.
+     * @param batchEnd   group commit hook, or null.
+     * @param device     the device backend (copies).
+     * @param store      the L3 store.
+     * @param ringSize   ring capacity, a power of two.
+     * @param wait       how the engine thread waits.
+     * @param maxMoves   most moves one op can carry.
+     */
+    public EngineLoop(final CacheStateMachine engine, final DocumentSink journal, final BatchEnd batchEnd,
+        final DeviceBackend device, final L3Store store, final int ringSize, final WaitStrategyKind wait,
+        final int maxMoves)
+    {
+        this.engine = engine;
+        this.journal = journal;
+        this.batchEnd = batchEnd;
+        this.dispatcher = new Dispatcher(device, store, maxMoves, engine.config().kvPageBytes(),
+            engine.config().mambaStateBytes());
+        this.completions = new CompletionQueue(1 << 16);
+        final int maxPages = engine.config().maxRequestPages();
+        final ThreadFactory threads = runnable ->
+        {
+            final Thread t = new Thread(runnable, "kvledger-engine");
+            t.setDaemon(true);
+            return t;
+        };
+        disruptor = new Disruptor<>(() -> new EngineEvent(maxPages), ringSize, threads, ProducerType.MULTI,
+            wait.create());
+        disruptor.handleEventsWith(new Handler());
+        disruptor.setDefaultExceptionHandler(new FailStop());
+        ring = disruptor.getRingBuffer();
+    }
+
+    /** Start the engine thread. */
+    public void start()
+    {
+        running = true;
+        disruptor.start();
+    }
+
+    /** @return the finished-load notifications for the serving thread. */
+    public CompletionQueue completions()
+    {
+        return completions;
+    }
+
+    /** @return ops in flight after the last applied input (any thread). */
+    public int inFlightOps()
+    {
+        return inFlightOps;
+    }
+
+    /** @return sequence of the last applied input (any thread). */
+    public long appliedSequence()
+    {
+        return appliedSequence;
+    }
+
+    /** @return the fail-stop reason, or null while healthy. */
+    public String failure()
+    {
+        return failure;
+    }
+
+    /** @return bytes the dispatched ops move (engine thread; read after close). */
+    public long movedBytes()
+    {
+        return dispatcher.movedBytes;
+    }
+
+    /** @throws IllegalStateException when the loop fail-stopped or was closed. */
+    void checkRunning()
+    {
+        if (failure != null)
+        {
+            throw new IllegalStateException("kvledger engine stopped: " + failure);
+        }
+        if (closed)
+        {
+            throw new IllegalStateException("kvledger engine is closed");
+        }
+    }
+
+    /**
+     * Publish a copy of an input; the engine stamps its sequence and time.
+     *
+     * @param source   the input (copied into the ring slot).
+     * @param reply    where the engine answers, or null.
+     * @param ticket   the reply ticket to complete.
+     * @param failFast when true, return false instead of waiting for ring capacity.
+     * @return false when the ring was full (failFast) or the loop is not running.
+     */
+    boolean publish(final InputRecord source, final Reply reply, final long ticket, final boolean failFast)
+    {
+        if (!running || failure != null)
+        {
+            return false;
+        }
+        final long seq;
+        if (failFast)
+        {
+            try
+            {
+                seq = ring.tryNext();
+            }
+            catch (final InsufficientCapacityException ex)
+            {
+                return false;
+            }
+        }
+        else
+        {
+            seq = ring.next();
+        }
+        final EngineEvent event = ring.get(seq);
+        event.input.copyFrom(source);
+        event.reply = reply;
+        event.ticket = ticket;
+        ring.publish(seq);
+        return true;
+    }
+
+    private void publishCompletion(final InputType type, final long op, final boolean ok, final long v1,
+        final long v2)
+    {
+        if (!running)
+        {
+            return;
+        }
+        final long seq = ring.next();
+        final EngineEvent event = ring.get(seq);
+        event.input.reset().type(type).op(op).ok(ok).value1(v1).value2(v2);
+        event.reply = null;
+        ring.publish(seq);
+    }
+
+    @Override
+    public void onCopyDone(final long op, final boolean ok)
+    {
+        publishCompletion(InputType.ACK, op, ok, 0, 0);
+    }
+
+    @Override
+    public void onQueryDone(final long op, final int presentPages, final int mambaPages)
+    {
+        publishCompletion(InputType.STORAGE_HIT, op, true, presentPages, mambaPages);
+    }
+
+    @Override
+    public void onFetchDone(final long op, final boolean ok, final int pagesRead, final boolean mambaRead)
+    {
+        publishCompletion(InputType.FETCH_DONE, op, ok, pagesRead, mambaRead ? 1 : 0);
+    }
+
+    @Override
+    public void onWriteDone(final long op, final boolean ok)
+    {
+        publishCompletion(InputType.ACK, op, ok, 0, 0);
+    }
+
+    /**
+     * Wait until no op is in flight (completions applied), up to a timeout.
+     *
+     * @param timeoutNs how long to wait.
+     * @return true when drained.
+     */
+    public boolean awaitQuiescent(final long timeoutNs)
+    {
+        final long deadline = System.nanoTime() + timeoutNs;
+        while (inFlightOps > 0 && failure == null)
+        {
+            if (System.nanoTime() > deadline)
+            {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+        }
+        return true;
+    }
+
+    /**
+     * Stop: no more inputs are accepted, the ring is drained (every published input applied and journaled),
+     * the engine thread ends. Close the device and store first so no completion races the shutdown.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        running = false;
+        try
+        {
+            disruptor.shutdown(10, TimeUnit.SECONDS);
+        }
+        catch (final com.lmax.disruptor.TimeoutException ex)
+        {
+            disruptor.halt();
+        }
+        closed = true;
+    }
+
+    private final class Handler implements EventHandler<EngineEvent>
+    {
+        @Override
+        public void onEvent(final EngineEvent event, final long ringSequence, final boolean endOfBatch)
+        {
+            final InputRecord in = event.input;
+            final Reply reply = event.reply;
+            event.reply = null;
+            if (failure != null)
+            {
+                answer(reply, event.ticket, ResultCode.ENGINE_STOPPED, in);
+                return;
+            }
+            in.sequence(++sequence).timestampNs(System.nanoTime() - epochNs);
+            final int result;
+            try
+            {
+                result = engine.apply(in);
+                journal.append(in, result, engine.effects());
+            }
+            catch (final Throwable t)
+            {
+                failure = "input #" + in.sequence() + " " + in.type() + " failed: " + t;
+                answer(reply, event.ticket, ResultCode.ENGINE_STOPPED, in);
+                return;
+            }
+            final EffectList effects = engine.effects();
+            dispatcher.dispatch(effects, engine.ops());
+            for (int i = 0; i < effects.size(); i++)
+            {
+                final EffectType type = effects.type(i);
+                if ((type == EffectType.OP_ACKED || type == EffectType.OP_FAILED) &&
+                    (effects.opKind(i) == OpKind.LOAD || effects.opKind(i) == OpKind.COW))
+                {
+                    completions.offer(effects.id(i), type == EffectType.OP_ACKED);
+                }
+            }
+            if (reply != null)
+            {
+                DecisionFiller.fill(engine, in, result, reply.decision);
+                reply.complete(event.ticket);
+            }
+            inFlightOps = engine.inFlightOps();
+            appliedSequence = in.sequence();
+            if (endOfBatch && batchEnd != null)
+            {
+                batchEnd.onBatchEnd();
+            }
+        }
+
+        private void answer(final Reply reply, final long ticket, final int code, final InputRecord in)
+        {
+            if (reply != null)
+            {
+                reply.decision.clear();
+                reply.decision.resultCode = code;
+                reply.complete(ticket);
+            }
+        }
+    }
+
+    private final class FailStop implements ExceptionHandler<EngineEvent>
+    {
+        @Override
+        public void handleEventException(final Throwable ex, final long ringSequence, final EngineEvent event)
+        {
+            failure = "engine thread failed at ring sequence " + ringSequence + ": " + ex;
+            if (event != null && event.reply != null)
+            {
+                event.reply.decision.resultCode = ResultCode.ENGINE_STOPPED;
+                event.reply.complete(event.ticket);
+            }
+        }
+
+        @Override
+        public void handleOnStartException(final Throwable ex)
+        {
+            failure = "engine thread failed to start: " + ex;
+        }
+
+        @Override
+        public void handleOnShutdownException(final Throwable ex)
+        {
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package io.kvledger.engine.runtime;
+
+import io.kvledger.engine.CacheStateMachine;
+import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.device.DeviceBackend;
+import io.kvledger.engine.device.DeviceBackends;
+import io.kvledger.engine.device.DeviceConfig;
+import io.kvledger.engine.store.FileL3Store;
+import io.kvledger.engine.store.L3Store;
+import io.kvledger.engine.store.MemoryL3Store;
+import io.kvledger.journal.JournalHeader;
+import io.kvledger.journal.JournalWriter;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The embedded controller: open it with a configuration, take one {@link Session} per server thread, and close
+ * it when done. It owns the engine loop (Disruptor ring and engine thread), the journal (Chronicle Queue), the
+ * device backend (host memory or CUDA) and the L3 store (files or memory).
+ * <p>
+ * Thread safety: {@link #open}, {@link #session()} and {@link #close()} from any thread; each {@link Session}
+ * from one thread at a time.
+ * <pre>{@code
+ * try (KvLedger ledger = KvLedger.open(options)) {
+ *     Session s = ledger.session();
+ *     s.arrive(requestId, namespace, tokens, tokenCount, maxNewTokens);   // fingerprints on this thread
+ *     s.beginPass(maxRunning, tokenBudget, inputBudget, chunkBudget);
+ *     if (s.admit(requestId) == ResultCode.OK) { ...decision(): load to wait for, slots, pages... }
+ *     s.endPass();                                                         // queued loads launch
+ *     s.pollCompletion();                                                  // loads acked
+ *     s.chunk(...); s.finish(requestId, pages, trackedPages, writePos, cacheBase, isFlush);
+ * }
+ * }</pre>
+ */
+public final class KvLedger implements AutoCloseable
+{
+    private final KvLedgerOptions options;
+    private final CacheStateMachine engine;
+    private final JournalWriter journal;
+    private final DeviceBackend device;
+    private final L3Store store;
+    private final EngineLoop loop;
+    private final String deviceMessage;
+    private volatile boolean closed;
+
+    private KvLedger(final KvLedgerOptions options, final CacheStateMachine engine, final JournalWriter journal,
+        final DeviceBackend device, final L3Store store, final String deviceMessage)
+    {
+        this.options = options;
+        this.engine = engine;
+        this.journal = journal;
+        this.device = device;
+        this.store = store;
+        this.deviceMessage = deviceMessage;
+        final EngineLoop.BatchEnd sync = options.syncJournal ? journal::sync : null;
+        loop = new EngineLoop(engine, (in, result, effects) -> journal.append(in, result, effects), sync, device,
+            store, options.ringSize, options.waitStrategy, engine.config().maxRequestPages() + 4);
+    }
+
+    /**
+     * Open the controller: validate the configuration (the buffer-only fence), create the journal, the device
+     * memory and the store, and start the engine thread.
+     *
+     * @param options what to open.
+     * @return the running controller.
+     * @throws IllegalArgumentException for a configuration the components refuse.
+     */
+    public static KvLedger open(final KvLedgerOptions options)
+    {
+        final EngineConfig config = options.config;
+        final CacheStateMachine engine = new CacheStateMachine(config);
+        final DeviceConfig deviceConfig = new DeviceConfig()
+            .deviceKvPages(config.deviceKvPages()).deviceMambaSlots(Math.max(1, config.deviceMambaSlots()))
+            .hostKvPages(config.hostKvPages()).hostMambaSlots(Math.max(1, config.hostMambaSlots()))
+            .kvPageBytes(config.kvPageBytes()).mambaStateBytes(config.mambaStateBytes())
+            .maxCopiesPerBatch(config.maxRequestPages() + 4).batchCount(Math.max(64, config.maxOps() / 4))
+            .copyDelayNs(options.copyDelayMinNs, options.copyDelayMaxNs)
+            .failureProbability(options.copyFailureProbability).seed(config.seed());
+        final StringBuilder message = new StringBuilder();
+        final DeviceBackend device = DeviceBackends.create(options.device, deviceConfig, message);
+        final L3Store store = options.store == KvLedgerOptions.StoreKind.MEMORY ?
+            new MemoryL3Store(device, config.maxRequestPages() + 4, 64) :
+            new FileL3Store(options.storeDir, device, config.maxRequestPages() + 4, 64);
+        final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
+            .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
+        final JournalWriter journal = JournalWriter.open(options.journalDir, header, false);
+        final KvLedger ledger = new KvLedger(options, engine, journal, device, store, message.toString());
+        device.start(ledger.loop);
+        store.start(ledger.loop);
+        ledger.loop.start();
+        return ledger;
+    }
+
+    /** @return a new session for the calling thread. */
+    public Session session()
+    {
+        return new Session(this, loop, options, engine.config(), device);
+    }
+
+    /** @return the engine loop (for status). */
+    public EngineLoop loop()
+    {
+        return loop;
+    }
+
+    /** @return the device backend. */
+    public DeviceBackend device()
+    {
+        return device;
+    }
+
+    /** @return the L3 store. */
+    public L3Store store()
+    {
+        return store;
+    }
+
+    /** @return why the requested device was not used, or "" when it was. */
+    public String deviceMessage()
+    {
+        return deviceMessage;
+    }
+
+    /**
+     * The engine itself; read it only after {@link #close()} (it belongs to the engine thread while running).
+     *
+     * @return the controller.
+     */
+    public CacheStateMachine engine()
+    {
+        return engine;
+    }
+
+    /**
+     * Shut down in order: wait (up to 10 s) for in-flight operations so their completions are journaled, stop
+     * the device and store threads, drain the ring, close the journal.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        loop.awaitQuiescent(TimeUnit.SECONDS.toNanos(10));
+        closeQuietly(store);
+        closeQuietly(device);
+        loop.close();
+        journal.close();
+    }
+
+    private static void closeQuietly(final AutoCloseable c)
+    {
+        try
+        {
+            c.close();
+        }
+        catch (final Exception ignore)
+        {
+            // shutting down: nothing left to tell
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.kvledger.engine.runtime;
+
+import io.kvledger.engine.EngineConfig;
+import io.kvledger.journal.codec.DeviceKind;
+
+import java.nio.file.Path;
+
+/**
+ * How to open a {@link KvLedger}: the engine configuration plus the runtime parts around it. Mutable holder,
+ * read once by {@link KvLedger#open}.
+ */
+public final class KvLedgerOptions
+{
+    /** Which L3 store backs the controller. */
+    public enum StoreKind
+    {
+        /** A directory keyed by fingerprint; survives restart. */
+        FILE,
+        /** In memory, for tests. */
+        MEMORY
+    }
+
+    public EngineConfig config = EngineConfig.builder().build();
+    public Path journalDir = Path.of("kvledger-out", "journal");
+    /** fsync the journal at the end of every ring batch (group commit); off: a process crash loses nothing, a power loss may. */
+    public boolean syncJournal;
+    public DeviceKind device = DeviceKind.HOST;
+    public StoreKind store = StoreKind.FILE;
+    public Path storeDir = Path.of("kvledger-out", "l3");
+    public int ringSize = 4096;
+    public WaitStrategyKind waitStrategy = WaitStrategyKind.BLOCKING;
+    /** When true, a full ring makes a call return RING_FULL instead of waiting. */
+    public boolean failFastWhenFull;
+    /** Seeded copy delay range of the host device, nanoseconds (0: as fast as memory copies). */
+    public long copyDelayMinNs;
+    public long copyDelayMaxNs;
+    /** Probability that a device copy fails (seeded). */
+    public double copyFailureProbability;
+    /** Journal label written into the header. */
+    public String label = "";
+}

@@ -1,0 +1,211 @@
+package io.kvledger.engine.runtime;
+
+import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.device.DeviceBackend;
+import io.kvledger.engine.ingress.Fingerprinter;
+import io.kvledger.engine.sim.DataPlane;
+import io.kvledger.engine.sim.Decision;
+import io.kvledger.engine.sim.EnginePort;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.InputType;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One server thread's handle on the controller. Every call publishes one input to the ring and waits for the
+ * engine thread to apply and journal it, then returns its result code; the answer for the call's request
+ * ({@link #decision()}) is written into a reused object, so a call allocates nothing. Fingerprints are computed
+ * here, on the caller's thread, never on the engine thread.
+ * <p>
+ * Not thread-safe: one session per thread.
+ */
+public final class Session implements EnginePort
+{
+    private final KvLedger ledger;
+    private final EngineLoop loop;
+    private final boolean failFast;
+    private final InputRecord input;
+    private final Reply reply;
+    private final Fingerprinter fingerprinter;
+    private final IdleStrategy idle = new BackoffIdleStrategy(64, 64, 1_000, 50_000);
+    private final BackendDataPlane dataPlane;
+    private final long epochNs = System.nanoTime();
+
+    Session(final KvLedger ledger, final EngineLoop loop, final KvLedgerOptions options, final EngineConfig config,
+        final DeviceBackend device)
+    {
+        this.ledger = ledger;
+        this.loop = loop;
+        this.failFast = options.failFastWhenFull;
+        input = new InputRecord(config.maxRequestPages());
+        reply = new Reply(config.maxRequestPages());
+        fingerprinter = new Fingerprinter(config.pageSize());
+        dataPlane = new BackendDataPlane(device);
+    }
+
+    /** @return the answer to this session's last call (reused). */
+    public Decision decision()
+    {
+        return reply.decision;
+    }
+
+    /**
+     * A request arrives: its tokens are cut into pages and fingerprinted here.
+     *
+     * @param requestId    caller's request id (unique among live requests).
+     * @param namespace    tenant / cache salt (see {@link Fingerprinter#namespaceId(String)}).
+     * @param tokens       token ids.
+     * @param count        tokens used.
+     * @param maxNewTokens decode budget.
+     * @return result code.
+     */
+    public int arrive(final long requestId, final long namespace, final int[] tokens, final int count,
+        final long maxNewTokens)
+    {
+        input.reset().type(InputType.ARRIVE).request(requestId).value2(maxNewTokens).value3(namespace);
+        final int tail = fingerprinter.fingerprint(namespace, tokens, count, input);
+        input.value1(tail);
+        return call(input);
+    }
+
+    /** Start a scheduling pass with its budgets. */
+    public int beginPass(final long maxRunning, final long tokenBudget, final long inputBudget, final long chunkBudget)
+    {
+        return call(input.reset().type(InputType.PASS_BEGIN).value1(maxRunning).value2(tokenBudget)
+            .value3(inputBudget).value4(chunkBudget));
+    }
+
+    /** Ask to admit a request; on OK, {@link #decision()} says which load or copy to wait for. */
+    public int admit(final long requestId)
+    {
+        return call(input.reset().type(InputType.ADMIT).request(requestId));
+    }
+
+    /** The scheduler drops an admitted request before its batch runs. */
+    public int retract(final long requestId)
+    {
+        return call(input.reset().type(InputType.RETRACT).request(requestId));
+    }
+
+    /** End the pass: queued loads and copies launch. */
+    public int endPass()
+    {
+        return call(input.reset().type(InputType.PASS_END));
+    }
+
+    /** Abort a request, with the ReplaySSM cursors the server last saw for its working state. */
+    public int abort(final long requestId, final long writePos, final long cacheBase, final long isFlush)
+    {
+        return call(input.reset().type(InputType.ABORT).request(requestId).value1(writePos).value2(cacheBase)
+            .value3(isFlush));
+    }
+
+    /** Chunked-prefill progress: cache what is computed so far. */
+    public int chunk(final long requestId, final int computedPages, final int trackedPages, final long writePos,
+        final long cacheBase, final long isFlush)
+    {
+        return call(input.reset().type(InputType.CHUNK).request(requestId).value1(computedPages)
+            .value2(trackedPages).value3(writePos).value4(cacheBase).value5(isFlush));
+    }
+
+    /** The request is done: cache its pages and checkpoint, release it. */
+    public int finish(final long requestId, final int computedPages, final int trackedPages, final long writePos,
+        final long cacheBase, final long isFlush)
+    {
+        return call(input.reset().type(InputType.FINISH).request(requestId).value1(computedPages)
+            .value2(trackedPages).value3(writePos).value4(cacheBase).value5(isFlush));
+    }
+
+    /** Let time pass; {@code evictPages} > 0 evicts up to that many unlocked device pages. */
+    public int tick(final long evictPages)
+    {
+        return call(input.reset().type(InputType.TICK).value1(evictPages));
+    }
+
+    /**
+     * Take the oldest finished load or copy-on-write.
+     *
+     * @return packed value for {@link CompletionQueue#op(long)} / {@link CompletionQueue#ok(long)}, or -1.
+     */
+    public long pollCompletion()
+    {
+        return loop.completions().poll();
+    }
+
+    private int call(final InputRecord in)
+    {
+        final long ticket = reply.next();
+        if (!loop.publish(in, reply, ticket, failFast))
+        {
+            reply.decision.clear();
+            reply.decision.resultCode = loop.failure() != null ? ResultCode.ENGINE_STOPPED : ResultCode.RING_FULL;
+            return reply.decision.resultCode;
+        }
+        reply.await(ticket, idle, loop);
+        return reply.decision.resultCode;
+    }
+
+    // ---- EnginePort, so the model serving loop can drive a live controller ----
+
+    @Override
+    public int submit(final InputRecord in, final Decision decision)
+    {
+        final int result = call(in);
+        final Decision d = reply.decision;
+        decision.resultCode = d.resultCode;
+        decision.live = d.live;
+        decision.loadOp = d.loadOp;
+        decision.cowOp = d.cowOp;
+        decision.workingSlot = d.workingSlot;
+        decision.trackingSlot = d.trackingSlot;
+        decision.validPages = d.validPages;
+        decision.prefixPages = d.prefixPages;
+        System.arraycopy(d.pageIds, 0, decision.pageIds, 0, d.validPages);
+        return result;
+    }
+
+    @Override
+    public void pump(final OpListener listener)
+    {
+        long packed = loop.completions().poll();
+        if (packed < 0)
+        {
+            // A scheduler step: give the copy and storage threads time before the next pass.
+            LockSupport.parkNanos(100_000);
+            packed = loop.completions().poll();
+        }
+        while (packed >= 0)
+        {
+            listener.onOpDone(CompletionQueue.op(packed), CompletionQueue.ok(packed));
+            packed = loop.completions().poll();
+        }
+        loop.checkRunning();
+    }
+
+    @Override
+    public long nowNs()
+    {
+        return System.nanoTime() - epochNs;
+    }
+
+    @Override
+    public DataPlane dataPlane()
+    {
+        return dataPlane;
+    }
+
+    @Override
+    public boolean busy()
+    {
+        return loop.inFlightOps() > 0;
+    }
+
+    /** @return the ledger this session belongs to. */
+    public KvLedger ledger()
+    {
+        return ledger;
+    }
+}

@@ -1,0 +1,264 @@
+package io.kvledger.replay.cli;
+
+import io.kvledger.engine.EngineConfig;
+import io.kvledger.journal.codec.DocumentDecoder;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * The {@code kvledger} command line: picocli's top command, the one place where subcommands are registered, and
+ * the error policy every subcommand shares. Exit codes: {@link #EXIT_CLEAN} (0) clean or identical,
+ * {@link #EXIT_FOUND} (1) violations or a divergence found, {@link #EXIT_BAD_INPUT} (2) bad input or usage. Errors
+ * are one line on stderr; a stack trace is shown only with {@code --verbose}.
+ */
+@Command(
+    name = "kvledger",
+    mixinStandardHelpOptions = true,
+    versionProvider = KvledgerMain.Version.class,
+    description = "Check, replay and inspect the journal of the kvledger cache controller.",
+    synopsisSubcommandLabel = "COMMAND",
+    footer = {"", "Exit codes: 0 clean, 1 violations or divergence found, 2 bad input or usage."})
+public final class KvledgerMain implements Callable<Integer>
+{
+    /** Exit code: the journal is clean, the replay identical, the command done. */
+    public static final int EXIT_CLEAN = 0;
+
+    /** Exit code: invariant violations or a replay divergence found. */
+    public static final int EXIT_FOUND = 1;
+
+    /** Exit code: bad input (missing, empty or corrupt journal) or bad usage. */
+    public static final int EXIT_BAD_INPUT = 2;
+
+    private static final String VERBOSE = "--verbose";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = VERBOSE, scope = ScopeType.INHERIT, description = "Show the stack trace of an error.")
+    private boolean verbose;
+
+    /**
+     * The subcommands, in the order {@code kvledger --help} lists them; the only place they are registered.
+     *
+     * @return new instances of every subcommand.
+     */
+    static List<Object> subcommands()
+    {
+        final List<Object> commands = new ArrayList<>();
+        // The lead's commands plug in here, ahead of the offline tools:
+        // commands.add(new RunCommand()); commands.add(new DemoCommand()); commands.add(new BenchCommand());
+        commands.add(new CheckCommand());
+        commands.add(new ReplayCommand());
+        commands.add(new TimelineCommand());
+        commands.add(new InspectCommand());
+        commands.add(new StatsCommand());
+        commands.add(new DumpCommand());
+        commands.add(new ShrinkCommand());
+        commands.add(new FaultsCommand());
+        commands.add(new CommandLine.HelpCommand());
+        return commands;
+    }
+
+    /**
+     * Build the command tree with the shared error handling, writing to the given streams.
+     *
+     * @param out standard output.
+     * @param err standard error.
+     * @return the command line, ready to execute.
+     */
+    public static CommandLine commandLine(final PrintWriter out, final PrintWriter err)
+    {
+        final CommandLine commandLine = new CommandLine(new KvledgerMain());
+        for (final Object command : subcommands())
+        {
+            commandLine.addSubcommand(command);
+        }
+        commandLine.setOut(out);
+        commandLine.setErr(err);
+        commandLine.setParameterExceptionHandler(KvledgerMain::onParameterError);
+        commandLine.setExecutionExceptionHandler(KvledgerMain::onExecutionError);
+        return commandLine;
+    }
+
+    /**
+     * Run one command in-process (tests and {@link #main}).
+     *
+     * @param out  standard output.
+     * @param err  standard error.
+     * @param args command-line arguments.
+     * @return the exit code.
+     */
+    public static int execute(final PrintStream out, final PrintStream err, final String... args)
+    {
+        final PrintWriter outWriter = new PrintWriter(out, true, StandardCharsets.UTF_8);
+        final PrintWriter errWriter = new PrintWriter(err, true, StandardCharsets.UTF_8);
+        try
+        {
+            return commandLine(outWriter, errWriter).execute(args);
+        }
+        finally
+        {
+            outWriter.flush();
+            errWriter.flush();
+        }
+    }
+
+    /**
+     * Entry point of the {@code kvledger} launcher.
+     *
+     * @param args command-line arguments.
+     */
+    public static void main(final String[] args)
+    {
+        quietLibraries();
+        System.exit(execute(System.out, System.err, args));
+    }
+
+    /**
+     * Without a command: one line naming the commands.
+     *
+     * @return {@link #EXIT_BAD_INPUT}.
+     */
+    @Override
+    public Integer call()
+    {
+        spec.commandLine().getErr().println("kvledger: no command given; commands: " +
+            String.join(", ", spec.subcommands().keySet()) + " (see kvledger --help)");
+        return EXIT_BAD_INPUT;
+    }
+
+    private static int onParameterError(final ParameterException ex, final String[] args)
+    {
+        final CommandLine failed = ex.getCommandLine();
+        final CommandSpec failedSpec = failed.getCommandSpec();
+        final String name = failedSpec.qualifiedName();
+        String message = firstLine(ex.getMessage());
+        if (ex instanceof UnmatchedArgumentException unmatched)
+        {
+            final List<String> unmatchedArgs = unmatched.getUnmatched();
+            final boolean topLevel = null == failedSpec.parent();
+            if (topLevel && !unmatched.isUnknownOption() && !unmatchedArgs.isEmpty())
+            {
+                message = "unknown command '" + unmatchedArgs.get(0) + "'";
+            }
+            final List<String> suggestions = unmatched.getSuggestions();
+            if (!suggestions.isEmpty())
+            {
+                message += "; did you mean " + String.join(" or ", suggestions.subList(0,
+                    Math.min(3, suggestions.size()))) + "?";
+            }
+        }
+        failed.getErr().println(name + ": " + message + " (see " + name + " --help)");
+        if (hasVerbose(args))
+        {
+            ex.printStackTrace(failed.getErr());
+        }
+        return EXIT_BAD_INPUT;
+    }
+
+    private static int onExecutionError(final Exception ex, final CommandLine failed, final ParseResult parseResult)
+    {
+        final PrintWriter err = failed.getErr();
+        final String message = ex instanceof CliException ? ex.getMessage() : describe(ex);
+        err.println("kvledger: " + firstLine(message));
+        if (isVerbose(parseResult))
+        {
+            ex.printStackTrace(err);
+        }
+        return ex instanceof CliException cli ? cli.exitCode() : EXIT_BAD_INPUT;
+    }
+
+    private static String describe(final Throwable ex)
+    {
+        final String message = ex.getMessage();
+        final String text = null == message || message.isBlank() ? ex.getClass().getSimpleName() :
+            ex.getClass().getSimpleName() + ": " + message;
+        return text + " (run with --verbose for the stack trace)";
+    }
+
+    private static boolean isVerbose(final ParseResult parseResult)
+    {
+        for (ParseResult result = parseResult; null != result; result = result.subcommand())
+        {
+            if (result.hasMatchedOption(VERBOSE))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasVerbose(final String[] args)
+    {
+        for (final String arg : args)
+        {
+            if (VERBOSE.equals(arg))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The first line of a message, so an error is always one line.
+     *
+     * @param message possibly several lines, or null.
+     * @return the first non-blank line, trimmed.
+     */
+    static String firstLine(final String message)
+    {
+        if (null == message)
+        {
+            return "";
+        }
+        for (final String line : message.split("\\R"))
+        {
+            if (!line.isBlank())
+            {
+                return line.trim();
+            }
+        }
+        return "";
+    }
+
+    private static void quietLibraries()
+    {
+        setIfAbsent("chronicle.analytics.disable", "true");
+        setIfAbsent("chronicle.announcer.disable", "true");
+        setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "error");
+    }
+
+    private static void setIfAbsent(final String key, final String value)
+    {
+        if (null == System.getProperty(key))
+        {
+            System.setProperty(key, value);
+        }
+    }
+
+    /** {@code kvledger --version}: the build and the journal schema it reads. */
+    static final class Version implements CommandLine.IVersionProvider
+    {
+        @Override
+        public String[] getVersion()
+        {
+            return new String[]{"kvledger " + EngineConfig.KVLEDGER_VERSION + " (journal schema " +
+                DocumentDecoder.SCHEMA_ID + " version " + DocumentDecoder.SCHEMA_VERSION + ")"};
+        }
+    }
+}

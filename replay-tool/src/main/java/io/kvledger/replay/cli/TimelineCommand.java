@@ -1,0 +1,48 @@
+package io.kvledger.replay.cli;
+
+import io.kvledger.replay.check.SlotTimeline;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code kvledger timeline JOURNAL --slot POOL:ID [--json]}: every effect that touched one slot or tree node, with
+ * its owner after each.
+ */
+@Command(
+    name = "timeline",
+    description = "Every effect that touched one slot or tree node, with the owner after each effect.",
+    footer = {"", "Exit codes: 0 done, 2 bad input or usage."})
+final class TimelineCommand extends JournalCommand
+{
+    @Option(names = "--slot", required = true, paramLabel = "POOL:ID",
+        description = "mamba:17, kv:3, host-kv:1, host-mamba:0, DEVICE_MAMBA:2 or node:5.")
+    String slot;
+
+    @Option(names = "--json", description = "Print {\"subject\",\"entries\":[{\"seq\",\"effect\",\"ownerAfter\"}]}.")
+    boolean json;
+
+    @Override
+    public Integer call()
+    {
+        final SlotTimeline timeline;
+        try
+        {
+            timeline = SlotTimeline.parse(slot);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException("bad --slot: " + ex.getMessage(), ex);
+        }
+        try
+        {
+            input().read(timeline);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException("bad --slot: " + ex.getMessage(), ex);
+        }
+        out().print(json ? timeline.toJson() + System.lineSeparator() : timeline.toText());
+        out().flush();
+        return KvledgerMain.EXIT_CLEAN;
+    }
+}
