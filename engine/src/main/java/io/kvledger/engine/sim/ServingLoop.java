@@ -299,9 +299,30 @@ public final class ServingLoop implements EnginePort.OpListener
                         a.state = WAITING;
                         a.loadOp = -1;
                         a.cowOp = -1;
-                        retracted.add(a);
                         summary.retracts++;
-                        continue;
+                        // Offered again at once without its staged hit (the upstream re-select after a rejected
+                        // load-back); if that fails too it keeps its place at the head of the queue.
+                        if (submit(input.reset().type(InputType.ADMIT).request(a.spec.id)) != ResultCode.OK ||
+                            !decision.live)
+                        {
+                            retracted.add(a);
+                            continue;
+                        }
+                        a.state = ADMITTED;
+                        a.loadOp = decision.loadOp;
+                        a.cowOp = decision.cowOp;
+                        a.prefixPages = decision.prefixPages;
+                        take(a);
+                        a.computed = a.prefixPages;
+                        a.verified = false;
+                        if (a.cowOp >= 0)
+                        {
+                            byLoad.put(a.cowOp, a);
+                        }
+                        if (a.loadOp >= 0)
+                        {
+                            byLoad.put(a.loadOp, a);
+                        }
                     }
                 }
                 admitted.add(a);

@@ -248,6 +248,33 @@ class LiveRuntimeTest
     }
 
     @Test
+    void shouldSeeDigestMismatchesInPrBenchWithRetractsOnlyWithTheFault(@TempDir final Path dir)
+    {
+        for (final boolean fault : new boolean[]{false, true})
+        {
+            final EngineConfig.Builder b = config();
+            if (fault)
+            {
+                b.fault(FaultSwitch.FREE_ON_RETRACT_WITH_QUEUED_LOAD);
+            }
+            final EngineConfig config = b.build();
+            final KvLedgerOptions o = options(dir.resolve(fault ? "buggy" : "clean"), config);
+            o.copyDelayMinNs = 500_000;
+            o.copyDelayMaxNs = 2_000_000;
+            final WorkloadOptions w = workload(WorkloadKind.PR_BENCH, 48);
+            w.retractRate = 0.25;
+            final ServingLoop loop;
+            try (KvLedger ledger = KvLedger.open(o))
+            {
+                loop = new ServingLoop(ledger.session(), config, Workload.build(w));
+                loop.run();
+            }
+            assertTrue(loop.summary().retracts > 0);
+            assertEquals(fault, !loop.mismatches().isEmpty(), () -> "fault " + fault + ": " + loop.mismatches());
+        }
+    }
+
+    @Test
     void shouldKeepVictimSlotIntactWithoutTheFault(@TempDir final Path dir)
     {
         final EngineConfig config = config().build();
