@@ -255,9 +255,9 @@ public final class EngineConfig
     {
         private int pageSize = 64;
         private int deviceKvPages = 4096;
-        private int deviceMambaSlots = 48;
-        private int hostKvPages = 2048;
-        private int hostMambaSlots = 32;
+        private int deviceMambaSlots = 64;
+        private int hostKvPages = 8192;
+        private int hostMambaSlots = 256;
         private int trackingSlots = 1;
         private int maxStagedDefers = 32;
         private int maxRequests = 1024;

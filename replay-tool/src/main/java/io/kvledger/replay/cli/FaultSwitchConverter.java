@@ -17,8 +17,30 @@ public final class FaultSwitchConverter implements ITypeConverter<FaultSwitch>
         final FaultSwitch fault = FaultSwitch.parse(value);
         if (null == fault)
         {
-            throw new TypeConversionException("unknown fault '" + value + "' (kvledger faults lists them)");
+            throw new TypeConversionException(unknown(value));
         }
         return fault;
+    }
+
+    /**
+     * Parse a fault switch name outside picocli's option parsing.
+     *
+     * @param value the name.
+     * @return the switch.
+     * @throws CliException when no switch has that name.
+     */
+    public static FaultSwitch parse(final String value)
+    {
+        final FaultSwitch fault = FaultSwitch.parse(value);
+        if (null == fault)
+        {
+            throw new CliException(unknown(value));
+        }
+        return fault;
+    }
+
+    private static String unknown(final String value)
+    {
+        return "unknown fault '" + value + "' (kvledger faults lists them)";
     }
 }

@@ -9,6 +9,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -26,9 +27,9 @@ final class FaultsCommand implements Callable<Integer>
     @Spec
     CommandSpec spec;
 
-    @Parameters(paramLabel = "NAME", arity = "0..*", converter = FaultSwitchConverter.class,
+    @Parameters(paramLabel = "NAME", arity = "0..*",
         description = "Only these switches (case-insensitive, '-' for '_').")
-    List<FaultSwitch> names;
+    List<String> names;
 
     @Option(names = "--json", description = "Print [{\"name\",\"bit\",\"description\"}].")
     boolean json;
@@ -36,8 +37,18 @@ final class FaultsCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        final List<FaultSwitch> switches = null == names || names.isEmpty() ?
-            Arrays.asList(FaultSwitch.all()) : names;
+        final List<FaultSwitch> switches = new ArrayList<>();
+        if (null == names || names.isEmpty())
+        {
+            switches.addAll(Arrays.asList(FaultSwitch.all()));
+        }
+        else
+        {
+            for (final String name : names)
+            {
+                switches.add(FaultSwitchConverter.parse(name));
+            }
+        }
         final PrintWriter out = spec.commandLine().getOut();
         if (json)
         {

@@ -17,6 +17,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
@@ -155,11 +156,10 @@ public final class KvledgerMain implements Callable<Integer>
             {
                 message = "unknown command '" + unmatchedArgs.get(0) + "'";
             }
-            final List<String> suggestions = unmatched.getSuggestions();
+            final List<String> suggestions = likely(unmatchedArgs, unmatched.getSuggestions());
             if (!suggestions.isEmpty())
             {
-                message += "; did you mean " + String.join(" or ", suggestions.subList(0,
-                    Math.min(3, suggestions.size()))) + "?";
+                message += "; did you mean " + String.join(" or ", suggestions) + "?";
             }
         }
         failed.getErr().println(name + ": " + message + " (see " + name + " --help)");
@@ -168,6 +168,37 @@ public final class KvledgerMain implements Callable<Integer>
             ex.printStackTrace(failed.getErr());
         }
         return EXIT_BAD_INPUT;
+    }
+
+    /** Picocli's suggestions that start like the unmatched word (it also offers unrelated ones), at most 3. */
+    private static List<String> likely(final List<String> unmatched, final List<String> suggestions)
+    {
+        final List<String> likely = new ArrayList<>();
+        if (unmatched.isEmpty())
+        {
+            return likely;
+        }
+        final String word = stripDashes(unmatched.get(0)).toLowerCase(Locale.ROOT);
+        for (final String suggestion : suggestions)
+        {
+            final String candidate = stripDashes(suggestion).toLowerCase(Locale.ROOT);
+            if (!word.isEmpty() && !candidate.isEmpty() && word.charAt(0) == candidate.charAt(0) &&
+                likely.size() < 3)
+            {
+                likely.add(suggestion);
+            }
+        }
+        return likely;
+    }
+
+    private static String stripDashes(final String word)
+    {
+        int i = 0;
+        while (i < word.length() && '-' == word.charAt(i))
+        {
+            i++;
+        }
+        return word.substring(i);
     }
 
     private static int onExecutionError(final Exception ex, final CommandLine failed, final ParseResult parseResult)

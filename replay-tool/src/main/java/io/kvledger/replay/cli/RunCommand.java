@@ -1,0 +1,315 @@
+package io.kvledger.replay.cli;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.FaultSwitch;
+import io.kvledger.engine.runtime.KvLedgerOptions;
+import io.kvledger.engine.sim.WorkloadKind;
+import io.kvledger.engine.sim.WorkloadOptions;
+import io.kvledger.journal.codec.DeviceKind;
+import io.kvledger.journal.codec.PrefetchPolicy;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code kvledger run}: serve a workload through the real runtime (Disruptor loop, host-memory or CUDA device,
+ * file or memory L3 store) and journal every decision; or, with {@code --deterministic}, through the simulated
+ * device and store in one thread so the same seed gives the same journal.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Run a serving workload through the controller and journal it.")
+final class RunCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--workload", converter = WorkloadConverter.class, paramLabel = "pr-bench|multi-turn|random",
+        description = "Workload shape (default: ${DEFAULT-VALUE}).", defaultValue = "pr-bench")
+    WorkloadKind workload;
+
+    @Option(names = "--requests", description = "Prompts (pr-bench), requests (random) or conversation turns in " +
+        "all (multi-turn) (default: ${DEFAULT-VALUE}).", defaultValue = "256")
+    int requests;
+
+    @Option(names = "--prompt-tokens", description = "Tokens per prompt (default: ${DEFAULT-VALUE}).",
+        defaultValue = "4096")
+    int promptTokens;
+
+    @Option(names = "--extend-tokens", description = "Tokens added in pr-bench's second round (default: " +
+        "${DEFAULT-VALUE}).", defaultValue = "512")
+    int extendTokens;
+
+    @Option(names = "--page-size", description = "Tokens per page (default: ${DEFAULT-VALUE}).", defaultValue = "64")
+    int pageSize;
+
+    @Option(names = "--mamba-slots", description = "Device Mamba state slots (default: ${DEFAULT-VALUE}).",
+        defaultValue = "64")
+    int mambaSlots;
+
+    @Option(names = "--kv-pages", description = "Device KV pages (default: ${DEFAULT-VALUE}).", defaultValue = "4096")
+    int kvPages;
+
+    @Option(names = "--seed", description = "Seed of the workload and of the engine (default: ${DEFAULT-VALUE}).",
+        defaultValue = "1")
+    long seed;
+
+    @Option(names = "--fault", converter = FaultSwitchConverter.class, paramLabel = "NAME",
+        description = "Turn a fault switch on (repeatable; see kvledger faults).")
+    List<FaultSwitch> faults = new ArrayList<>();
+
+    @Option(names = "--device", converter = DeviceConverter.class, paramLabel = "host|cuda",
+        description = "Device backend (default: ${DEFAULT-VALUE}); cuda falls back to host without a GPU.",
+        defaultValue = "host")
+    DeviceKind device;
+
+    @Option(names = "--store", paramLabel = "file|memory", description = "L3 store (default: ${DEFAULT-VALUE}).",
+        defaultValue = "file")
+    String store;
+
+    @Option(names = "--store-dir", paramLabel = "DIR", description = "Directory of the file store (default: " +
+        "${DEFAULT-VALUE}).", defaultValue = "kvledger-out/l3")
+    Path storeDir;
+
+    @Option(names = "--deterministic", description = "Simulate device and store in one thread: the same seed " +
+        "gives the same journal.")
+    boolean deterministic;
+
+    @Option(names = "--journal", paramLabel = "DIR", description = "Journal directory (default: " +
+        "kvledger-out/runs/<time>-<workload>).")
+    Path journal;
+
+    @Option(names = "--retract-rate", description = "Share of admitted staged loads the scheduler retracts " +
+        "(default: ${DEFAULT-VALUE}).", defaultValue = "0")
+    double retractRate;
+
+    @Option(names = "--abort-rate", description = "Share of requests aborted mid-way (default: ${DEFAULT-VALUE}).",
+        defaultValue = "0")
+    double abortRate;
+
+    @Option(names = "--prefetch", converter = PrefetchConverter.class,
+        paramLabel = "best-effort|wait-complete|timeout",
+        description = "What an admission does with an unfinished L3 fetch (default: ${DEFAULT-VALUE}).",
+        defaultValue = "wait-complete")
+    PrefetchPolicy prefetch;
+
+    @Option(names = "--copy-delay-us", description = "Extra delay per device copy, microseconds (default: " +
+        "${DEFAULT-VALUE}).", defaultValue = "0")
+    long copyDelayUs;
+
+    @Option(names = "--json", description = "Print the summary as one JSON object.")
+    boolean json;
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final KvLedgerOptions options = options(journalDir());
+        final WorkloadOptions w = workloadOptions();
+        final boolean terminal = System.console() != null && !json;
+        if (!json)
+        {
+            out.println(describe());
+            out.flush();
+        }
+        final WorkloadRunner.Result r;
+        try
+        {
+            r = WorkloadRunner.run(options, w, deterministic, terminal ? err : null);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException(ex.getMessage(), ex);
+        }
+        if (json)
+        {
+            out.println(Json.write(toJson(r)));
+        }
+        else
+        {
+            printSummary(out, r, pageSize);
+        }
+        return r.mismatches > 0 ? KvledgerMain.EXIT_FOUND : KvledgerMain.EXIT_CLEAN;
+    }
+
+    Path journalDir()
+    {
+        if (journal != null)
+        {
+            if (Files.exists(journal))
+            {
+                throw new CliException("journal directory " + journal + " already exists; choose a new one");
+            }
+            return journal;
+        }
+        final String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"));
+        return Path.of("kvledger-out", "runs", stamp + "-" + workload.cliName());
+    }
+
+    KvLedgerOptions options(final Path journalDir)
+    {
+        final EngineConfig.Builder b = EngineConfig.builder().pageSize(pageSize).deviceKvPages(kvPages)
+            .deviceMambaSlots(mambaSlots).seed(seed).prefetchPolicy(prefetch)
+            .maxRequestPages(Math.max(64, (promptTokens + extendTokens) / Math.max(1, pageSize) + 2));
+        for (final FaultSwitch f : faults)
+        {
+            b.fault(f);
+        }
+        final KvLedgerOptions o = new KvLedgerOptions();
+        try
+        {
+            o.config = b.build();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
+        o.journalDir = journalDir;
+        o.device = device;
+        o.store = storeKind(store);
+        o.storeDir = storeDir;
+        o.copyDelayMinNs = copyDelayUs * 1_000;
+        o.copyDelayMaxNs = copyDelayUs * 1_000;
+        o.label = "kvledger run " + workload.cliName();
+        return o;
+    }
+
+    WorkloadOptions workloadOptions()
+    {
+        final WorkloadOptions w = new WorkloadOptions();
+        w.kind = workload;
+        w.requests = requests;
+        w.promptTokens = promptTokens;
+        w.extendTokens = extendTokens;
+        w.seed = seed;
+        w.retractRate = retractRate;
+        w.abortRate = abortRate;
+        if (workload == WorkloadKind.RANDOM)
+        {
+            w.retractRate = retractRate > 0 ? retractRate : 0.1;
+            w.abortRate = abortRate > 0 ? abortRate : 0.05;
+            w.failureRate = deterministic ? 0.02 : 0;
+        }
+        return w;
+    }
+
+    private String describe()
+    {
+        return String.format(Locale.ROOT, "kvledger run: %s, %d requests of %d tokens (+%d), page %d, %d KV pages, " +
+            "%d Mamba slots, device %s, store %s%s, faults %s", workload.cliName(), requests, promptTokens,
+            extendTokens, pageSize, kvPages, mambaSlots, deterministic ? "simulated" : device.name().toLowerCase(Locale.ROOT),
+            deterministic ? "simulated" : store, deterministic || !"file".equals(store) ? "" : " (" + storeDir + ")",
+            faults.isEmpty() ? "none" : faults.toString());
+    }
+
+    static void printSummary(final PrintWriter out, final WorkloadRunner.Result r, final int pageSize)
+    {
+        if (!r.deviceNote.isEmpty())
+        {
+            out.println("  note              " + r.deviceNote);
+        }
+        out.printf(Locale.ROOT, "  requests          %,d (%,d finished, %,d aborted, %,d retracts)%n", r.requests,
+            r.finished, r.aborted, r.retracts);
+        out.printf(Locale.ROOT, "  L3 hit tokens     %,d (%,d pages in %,d loads)%n", r.hitTokens, r.loadedPages,
+            r.loads);
+        out.printf(Locale.ROOT, "  bytes moved       %,d%n", r.bytesMoved);
+        out.printf(Locale.ROOT, "  deferrals         %,d%n", r.defers);
+        out.printf(Locale.ROOT, "  drops             %,d%n", r.drops);
+        out.printf(Locale.ROOT, "  digest mismatches %,d%s%n", r.mismatches,
+            r.mismatches == 0 ? "" : " (first: " + r.mismatchList.get(0) + ")");
+        out.printf(Locale.ROOT, "  inputs            %,d (%,.0f per second)%n", r.inputs, r.inputsPerSecond());
+        out.printf(Locale.ROOT, "  state hash        0x%016x%n", r.stateHash);
+        out.printf(Locale.ROOT, "  journal           %s%n", r.journal);
+    }
+
+    static ObjectNode toJson(final WorkloadRunner.Result r)
+    {
+        final ObjectNode o = Json.object();
+        o.put("requests", r.requests);
+        o.put("finished", r.finished);
+        o.put("aborted", r.aborted);
+        o.put("inputs", r.inputs);
+        o.put("hitTokens", r.hitTokens);
+        o.put("loads", r.loads);
+        o.put("bytesMoved", r.bytesMoved);
+        o.put("defers", r.defers);
+        o.put("drops", r.drops);
+        o.put("retracts", r.retracts);
+        o.put("digestMismatches", r.mismatches);
+        o.put("inputsPerSecond", Math.round(r.inputsPerSecond()));
+        o.put("stateHash", String.format(Locale.ROOT, "0x%016x", r.stateHash));
+        o.put("journal", r.journal.toString());
+        return o;
+    }
+
+    private static KvLedgerOptions.StoreKind storeKind(final String name)
+    {
+        switch (name.toLowerCase(Locale.ROOT))
+        {
+            case "file": return KvLedgerOptions.StoreKind.FILE;
+            case "memory": return KvLedgerOptions.StoreKind.MEMORY;
+            default: throw new CliException("unknown store '" + name + "' (file or memory)");
+        }
+    }
+
+    /** Reads a workload name. */
+    static final class WorkloadConverter implements ITypeConverter<WorkloadKind>
+    {
+        @Override
+        public WorkloadKind convert(final String value)
+        {
+            final WorkloadKind kind = WorkloadKind.parse(value);
+            if (kind == null)
+            {
+                throw new TypeConversionException("unknown workload '" + value + "' (pr-bench, multi-turn or random)");
+            }
+            return kind;
+        }
+    }
+
+    /** Reads a device name. */
+    static final class DeviceConverter implements ITypeConverter<DeviceKind>
+    {
+        @Override
+        public DeviceKind convert(final String value)
+        {
+            switch (value.toLowerCase(Locale.ROOT))
+            {
+                case "host": return DeviceKind.HOST;
+                case "cuda": return DeviceKind.CUDA;
+                default: throw new TypeConversionException("unknown device '" + value + "' (host or cuda)");
+            }
+        }
+    }
+
+    /** Reads a prefetch policy. */
+    static final class PrefetchConverter implements ITypeConverter<PrefetchPolicy>
+    {
+        @Override
+        public PrefetchPolicy convert(final String value)
+        {
+            switch (value.toLowerCase(Locale.ROOT).replace('_', '-'))
+            {
+                case "best-effort": return PrefetchPolicy.BEST_EFFORT;
+                case "wait-complete": return PrefetchPolicy.WAIT_COMPLETE;
+                case "timeout": return PrefetchPolicy.TIMEOUT;
+                default: throw new TypeConversionException("unknown prefetch policy '" + value +
+                    "' (best-effort, wait-complete or timeout)");
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.kvledger.replay.cli;
+
+import io.kvledger.engine.CacheStateMachine;
+import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.EngineCounters;
+import io.kvledger.engine.runtime.KvLedger;
+import io.kvledger.engine.runtime.KvLedgerOptions;
+import io.kvledger.engine.sim.RunSummary;
+import io.kvledger.engine.sim.ServingLoop;
+import io.kvledger.engine.sim.SimulatedPort;
+import io.kvledger.engine.sim.Workload;
+import io.kvledger.engine.sim.WorkloadOptions;
+import io.kvledger.journal.JournalHeader;
+import io.kvledger.journal.JournalWriter;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Runs a serving workload through the controller and journals it: live (Disruptor loop, device backend, L3
+ * store, real bytes) or deterministic (everything simulated in one thread, same seed, same journal). Shared by
+ * {@code run} and {@code demo}.
+ */
+final class WorkloadRunner
+{
+    /** What a run did. */
+    static final class Result
+    {
+        long requests;
+        long finished;
+        long aborted;
+        long inputs;
+        long loads;
+        long loadedPages;
+        long hitTokens;
+        long bytesMoved;
+        long defers;
+        long drops;
+        long retracts;
+        long mismatches;
+        List<ServingLoop.Mismatch> mismatchList;
+        long stateHash;
+        long elapsedNs;
+        Path journal;
+        String deviceNote = "";
+
+        double inputsPerSecond()
+        {
+            return elapsedNs <= 0 ? 0 : inputs * 1e9 / elapsedNs;
+        }
+    }
+
+    private WorkloadRunner()
+    {
+    }
+
+    /**
+     * @param options       runtime options (config, journal, device, store).
+     * @param workload      what to serve.
+     * @param deterministic run the simulated device and store in one thread.
+     * @param progress      where to draw a progress line, or null.
+     * @return what the run did.
+     */
+    static Result run(final KvLedgerOptions options, final WorkloadOptions workload, final boolean deterministic,
+        final PrintWriter progress)
+    {
+        final EngineConfig config = options.config;
+        final Workload built = Workload.build(workload);
+        final Result r = new Result();
+        r.journal = options.journalDir;
+        final long start = System.nanoTime();
+        final ServingLoop loop;
+        final EngineCounters counters;
+        if (deterministic)
+        {
+            final CacheStateMachine engine = new CacheStateMachine(config);
+            final JournalHeader header = config.toHeader(new JournalHeader())
+                .deviceKind(io.kvledger.journal.codec.DeviceKind.SIMULATED).label(options.label);
+            final SimulatedPort port;
+            try (JournalWriter writer = JournalWriter.open(options.journalDir, header, false))
+            {
+                port = new SimulatedPort(engine, writer::append, workload.seed, workload.failureRate, null);
+                loop = new ServingLoop(port, config, built);
+                attach(loop, progress);
+                loop.run();
+            }
+            counters = engine.counters();
+            r.stateHash = engine.stateHash();
+            r.bytesMoved = port.movedBytes();
+        }
+        else
+        {
+            final KvLedger ledger = KvLedger.open(options);
+            r.deviceNote = ledger.deviceMessage();
+            try
+            {
+                loop = new ServingLoop(ledger.session(), config, built);
+                attach(loop, progress);
+                loop.run();
+            }
+            finally
+            {
+                ledger.close();
+            }
+            counters = ledger.engine().counters();
+            r.stateHash = ledger.engine().stateHash();
+            r.bytesMoved = ledger.loop().movedBytes();
+        }
+        r.elapsedNs = System.nanoTime() - start;
+        if (progress != null)
+        {
+            progress.print("\r\033[K");
+            progress.flush();
+        }
+        final RunSummary s = loop.summary();
+        r.requests = s.requests;
+        r.finished = s.finished;
+        r.aborted = s.aborted;
+        r.retracts = s.retracts;
+        r.inputs = counters.inputs;
+        r.loads = counters.loads;
+        r.loadedPages = counters.loadedPages;
+        r.hitTokens = counters.loadedPages * config.pageSize();
+        r.defers = counters.defers;
+        r.drops = counters.drops;
+        r.mismatchList = loop.mismatches();
+        r.mismatches = r.mismatchList.size();
+        return r;
+    }
+
+    private static void attach(final ServingLoop loop, final PrintWriter progress)
+    {
+        if (progress == null)
+        {
+            return;
+        }
+        final long[] last = {0};
+        loop.progress((phase, finished, total) ->
+        {
+            final long now = System.nanoTime();
+            if (now - last[0] > 100_000_000L)
+            {
+                last[0] = now;
+                progress.print("\r\033[K" + phase + ": " + finished + "/" + total + " requests done");
+                progress.flush();
+            }
+        });
+    }
+}
