@@ -16,10 +16,11 @@ import java.nio.file.Path;
  */
 @Command(
     name = "check",
+    mixinStandardHelpOptions = true,
     description = {
-        "Fold the journal's recorded effects into a shadow ownership model, independent of the engine, and " +
-            "check invariants I1-I20 after every document.",
-        "Each violation names the document, the invariant, the slot or node, what went wrong and the history of " +
+        "Check invariants I1-I20 after every document of a journal.",
+        "Folds the recorded effects into a shadow ownership model, independent of the engine's logic. Each " +
+            "violation names the document, the invariant, the slot or node, what went wrong and the history of " +
             "that slot."},
     footer = {"", "Exit codes: 0 clean, 1 violations found, 2 bad input or usage."})
 final class CheckCommand extends JournalCommand
@@ -27,7 +28,7 @@ final class CheckCommand extends JournalCommand
     /** Violations kept for the report; further ones are only counted. */
     static final int MAX_REPORTED = 1_000;
 
-    @Option(names = "--json", description = "Print the report as JSON: {\"documents\",\"clean\",\"violations\"}.")
+    @Option(names = "--json", description = "Print the report as JSON.")
     boolean json;
 
     @Option(names = "--html", paramLabel = "FILE",

@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "dump",
+    mixinStandardHelpOptions = true,
     description = "Print the journal: the header, then one line per document and one indented line per effect.",
     footer = {"", "Exit codes: 0 done, 2 bad input or usage."})
 final class DumpCommand extends JournalCommand

@@ -20,6 +20,7 @@ import java.util.concurrent.Callable;
  */
 @Command(
     name = "faults",
+    mixinStandardHelpOptions = true,
     description = "List the fault switches (known bugs kept as alternative code paths) with their descriptions.",
     footer = {"", "Exit codes: 0 done, 2 unknown fault name or bad usage."})
 final class FaultsCommand implements Callable<Integer>
@@ -31,7 +32,7 @@ final class FaultsCommand implements Callable<Integer>
         description = "Only these switches (case-insensitive, '-' for '_').")
     List<String> names;
 
-    @Option(names = "--json", description = "Print [{\"name\",\"bit\",\"description\"}].")
+    @Option(names = "--json", description = "Print the switches as a JSON array.")
     boolean json;
 
     @Override

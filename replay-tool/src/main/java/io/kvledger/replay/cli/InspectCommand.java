@@ -10,6 +10,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "inspect",
+    mixinStandardHelpOptions = true,
     description = "The state after document SEQ: tree shape, pool occupancy, in-flight operations, live requests.",
     footer = {"", "Exit codes: 0 done, 2 bad input or usage."})
 final class InspectCommand extends JournalCommand

@@ -13,15 +13,15 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "replay",
+    mixinStandardHelpOptions = true,
     description = {
-        "Re-execute the journal's recorded inputs on the current engine, with the journal's configuration and " +
-            "fault switches, and compare result codes and effects document by document.",
-        "Reports the first divergence, or \"identical\" with the final state hash."},
+        "Re-execute the recorded inputs on the current engine and compare the effects.",
+        "Uses the journal's configuration and fault switches, compares result codes and effects document by " +
+            "document, and reports the first divergence, or \"identical\" with the final state hash."},
     footer = {"", "Exit codes: 0 identical, 1 divergence found, 2 bad input or usage."})
 final class ReplayCommand extends JournalCommand
 {
-    @Option(names = "--json",
-        description = "Print {\"documents\",\"identical\",\"stateHash\",\"divergence\"} as JSON.")
+    @Option(names = "--json", description = "Print the outcome as JSON.")
     boolean json;
 
     @Override

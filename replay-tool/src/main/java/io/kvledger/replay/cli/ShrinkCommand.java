@@ -29,10 +29,12 @@ import java.util.stream.Stream;
  */
 @Command(
     name = "shrink",
+    mixinStandardHelpOptions = true,
     description = {
-        "Delta-debug the journal's inputs, re-executing them with the journal's configuration and fault " +
-            "switches, down to the smallest sequence that still breaks the invariant of the first violation.",
-        "Writes that sequence as a new journal in DIR and prints the sizes before and after."},
+        "Reduce the inputs to the smallest sequence that still breaks the same invariant.",
+        "Delta-debugs the inputs up to the first violation, re-executing each candidate with the journal's " +
+            "configuration and fault switches, writes the smallest sequence that still breaks that violation's " +
+            "invariant as a new journal in DIR, and prints the sizes before and after."},
     footer = {"", "Exit codes: 0 the journal is clean (nothing to shrink), 1 a reproducer was written, " +
         "2 bad input or usage."})
 final class ShrinkCommand extends JournalCommand

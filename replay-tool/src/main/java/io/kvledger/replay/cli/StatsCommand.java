@@ -10,6 +10,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "stats",
+    mixinStandardHelpOptions = true,
     description = "Counts per input and effect type, result codes, hit rates, defer and drop counts, duration.",
     footer = {"", "Exit codes: 0 done, 2 bad input or usage."})
 final class StatsCommand extends JournalCommand

@@ -10,6 +10,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "timeline",
+    mixinStandardHelpOptions = true,
     description = "Every effect that touched one slot or tree node, with the owner after each effect.",
     footer = {"", "Exit codes: 0 done, 2 bad input or usage."})
 final class TimelineCommand extends JournalCommand
@@ -18,7 +19,7 @@ final class TimelineCommand extends JournalCommand
         description = "mamba:17, kv:3, host-kv:1, host-mamba:0, DEVICE_MAMBA:2 or node:5.")
     String slot;
 
-    @Option(names = "--json", description = "Print {\"subject\",\"entries\":[{\"seq\",\"effect\",\"ownerAfter\"}]}.")
+    @Option(names = "--json", description = "Print the timeline as JSON.")
     boolean json;
 
     @Override
