@@ -142,7 +142,14 @@ public final class Inspector implements JournalListener
     public String toText()
     {
         final StringBuilder b = new StringBuilder();
-        b.append("state after #").append(appliedSequence()).append(" (").append(documents()).append(" documents");
+        if (documents() == 0)
+        {
+            b.append("state before the first document (0 documents");
+        }
+        else
+        {
+            b.append("state after #").append(appliedSequence()).append(" (").append(documents()).append(" documents");
+        }
         if (atSequence != Long.MAX_VALUE)
         {
             b.append(", asked for #").append(atSequence);

@@ -85,22 +85,6 @@ final class JournalInput
         return outcome;
     }
 
-    /**
-     * @return the journal's header after a read.
-     */
-    JournalHeader header()
-    {
-        return header;
-    }
-
-    /**
-     * @return the journal directory.
-     */
-    Path directory()
-    {
-        return directory;
-    }
-
     private String describe(final ReadOutcome outcome)
     {
         final String message = KvledgerMain.firstLine(outcome.message());

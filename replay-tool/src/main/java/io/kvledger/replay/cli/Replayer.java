@@ -107,7 +107,14 @@ final class Replayer implements JournalListener
         final int k = replayed.firstDifference(effects);
         if (k >= 0)
         {
-            divergence = diverged(input, Divergence.EFFECT, k, effect(effects, k), effect(replayed, k));
+            String recordedText = effect(effects, k);
+            String replayedText = effect(replayed, k);
+            if (recordedText.equals(replayedText))
+            {
+                recordedText += " " + columns(effects, k);
+                replayedText += " " + columns(replayed, k);
+            }
+            divergence = diverged(input, Divergence.EFFECT, k, recordedText, replayedText);
         }
     }
 
@@ -146,6 +153,17 @@ final class Replayer implements JournalListener
     private static String effect(final EffectList effects, final int index)
     {
         return index < effects.size() ? JournalPrinter.describeEffect(effects, index) : NONE;
+    }
+
+    /** Every column of an effect, for two effects whose one-line descriptions are the same. */
+    private static String columns(final EffectList effects, final int index)
+    {
+        return "[pool=" + effects.poolCode(index) + " from=" + effects.fromStateCode(index) + " to=" +
+            effects.toStateCode(index) + " component=" + effects.componentCode(index) + " opKind=" +
+            effects.opKindCode(index) + " role=" + effects.roleCode(index) + " reason=" + effects.reasonCode(index) +
+            " requestFrom=" + effects.requestFromCode(index) + " requestTo=" + effects.requestToCode(index) +
+            " id=" + effects.id(index) + " owner=" + effects.owner(index) + " value1=" + effects.value1(index) +
+            " value2=" + effects.value2(index) + " value3=" + effects.value3(index) + "]";
     }
 
     /**

@@ -311,12 +311,4 @@ final class Shrinker
     {
         return invariant;
     }
-
-    /**
-     * @return the steps the search starts from.
-     */
-    List<Step> steps()
-    {
-        return steps;
-    }
 }
