@@ -61,7 +61,8 @@ public final class KvledgerMain implements Callable<Integer>
     {
         final List<Object> commands = new ArrayList<>();
         // The lead's commands plug in here, ahead of the offline tools:
-        // commands.add(new RunCommand()); commands.add(new DemoCommand()); commands.add(new BenchCommand());
+        commands.add(new RunCommand());
+        commands.add(new DemoCommand());
         commands.add(new CheckCommand());
         commands.add(new ReplayCommand());
         commands.add(new TimelineCommand());
