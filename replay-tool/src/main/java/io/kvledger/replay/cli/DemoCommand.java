@@ -107,8 +107,16 @@ final class DemoCommand implements Callable<Integer>
             out.printf(Locale.ROOT, "   #%d %s %s:%d %s%n", first.get("seq").asLong(), first.get("invariant").asText(),
                 first.get("pool").asText(), first.get("id").asLong(), first.get("explanation").asText());
             out.printf(Locale.ROOT, "   history of %s:%d:%n", first.get("pool").asText(), first.get("id").asLong());
-            for (final JsonNode h : first.get("history"))
+            final JsonNode history = first.get("history");
+            final int shown = Math.min(history.size(), 8);
+            if (history.size() > shown)
             {
+                out.printf(Locale.ROOT, "     ... %d earlier effects (kvledger timeline shows them all)%n",
+                    history.size() - shown);
+            }
+            for (int i = history.size() - shown; i < history.size(); i++)
+            {
+                final JsonNode h = history.get(i);
                 out.printf(Locale.ROOT, "     #%d %s%n", h.get("seq").asLong(), h.get("effect").asText());
             }
             slotArg = first.get("pool").asText() + ":" + first.get("id").asLong();

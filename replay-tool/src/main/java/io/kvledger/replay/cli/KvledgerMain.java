@@ -60,7 +60,7 @@ public final class KvledgerMain implements Callable<Integer>
     static List<Object> subcommands()
     {
         final List<Object> commands = new ArrayList<>();
-        // The lead's commands plug in here, ahead of the offline tools:
+        // Serving commands first, then the offline tools.
         commands.add(new RunCommand());
         commands.add(new DemoCommand());
         commands.add(new CheckCommand());
