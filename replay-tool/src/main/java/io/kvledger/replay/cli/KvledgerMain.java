@@ -112,6 +112,16 @@ public final class KvledgerMain implements Callable<Integer>
         {
             return commandLine(outWriter, errWriter).execute(args);
         }
+        catch (final Throwable t)
+        {
+            // An Error escaping a command (a missing class in a trimmed runtime, out of memory): still one line.
+            errWriter.println("kvledger: " + t);
+            if (java.util.Arrays.asList(args).contains(VERBOSE))
+            {
+                t.printStackTrace(errWriter);
+            }
+            return EXIT_BAD_INPUT;
+        }
         finally
         {
             outWriter.flush();

@@ -110,6 +110,14 @@ final class RunCommand implements Callable<Integer>
         "${DEFAULT-VALUE}).", defaultValue = "0")
     long copyDelayUs;
 
+    @Option(names = "--kv-page-bytes", description = "Bytes of one KV page in device and host memory (default: " +
+        "${DEFAULT-VALUE}).", defaultValue = "4096")
+    int kvPageBytes;
+
+    @Option(names = "--mamba-state-bytes", description = "Bytes of one Mamba state (default: ${DEFAULT-VALUE}).",
+        defaultValue = "16384")
+    int mambaStateBytes;
+
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
@@ -163,7 +171,8 @@ final class RunCommand implements Callable<Integer>
     KvLedgerOptions options(final Path journalDir)
     {
         final EngineConfig.Builder b = EngineConfig.builder().pageSize(pageSize).deviceKvPages(kvPages)
-            .deviceMambaSlots(mambaSlots).seed(seed).prefetchPolicy(prefetch)
+            .deviceMambaSlots(mambaSlots).seed(seed).prefetchPolicy(prefetch).kvPageBytes(kvPageBytes)
+            .mambaStateBytes(mambaStateBytes)
             .maxRequestPages(Math.max(64, (promptTokens + extendTokens) / Math.max(1, pageSize) + 2));
         for (final FaultSwitch f : faults)
         {
