@@ -95,7 +95,8 @@ final class DemoCommand implements Callable<Integer>
             out.println("   At run time no request happened to read an overwritten slot this time (the copy landed " +
                 "where nobody looked).");
         }
-        out.printf(Locale.ROOT, "   journal %s%n", buggy.journal);
+        out.printf(Locale.ROOT, "   %,d requests, %,d L3 hit tokens in %,d loads, %,d retracts; journal %s%n",
+            buggy.requests, buggy.hitTokens, buggy.loads, buggy.retracts, buggy.journal);
         final JsonNode buggyCheck = check(buggy.journal);
         final JsonNode violations = buggyCheck.get("violations");
         out.printf(Locale.ROOT, "4. kvledger check %s%n   %,d documents, %,d violations. The first event that broke " +

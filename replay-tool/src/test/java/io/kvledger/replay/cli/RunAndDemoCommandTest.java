@@ -1,0 +1,78 @@
+package io.kvledger.replay.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static io.kvledger.replay.cli.CliRun.kvledger;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code kvledger run} and {@code kvledger demo} end to end, on the real runtime and real journals. */
+class RunAndDemoCommandTest
+{
+    @Test
+    void shouldRunPrBenchLiveAndPrintTheSummary(@TempDir final Path dir)
+    {
+        final Path journal = dir.resolve("journal");
+        final CliRun run = kvledger("run", "--requests", 8, "--prompt-tokens", 1024, "--extend-tokens", 128,
+            "--journal", journal, "--store-dir", dir.resolve("l3")).exits(0);
+        assertTrue(run.out().contains("kvledger run: pr-bench, 8 requests of 1024 tokens (+128)"), run.out());
+        for (final String line : new String[]{"requests          16 (16 finished", "L3 hit tokens", "bytes moved",
+            "deferrals", "drops", "digest mismatches 0", "inputs", "state hash", "journal           " + journal})
+        {
+            assertTrue(run.out().contains(line), line + " in\n" + run.out());
+        }
+        kvledger("check", journal).exits(0);
+        kvledger("replay", journal).exits(0);
+    }
+
+    @Test
+    void shouldPrintJsonSummaryAndWriteTheSameJournalTwiceWhenDeterministic(@TempDir final Path dir)
+    {
+        final JsonNode a = kvledger("run", "--deterministic", "--workload", "random", "--requests", 40,
+            "--prompt-tokens", 512, "--extend-tokens", 64, "--seed", 5, "--journal", dir.resolve("a"), "--json")
+            .exits(0).json();
+        final JsonNode b = kvledger("run", "--deterministic", "--workload", "random", "--requests", 40,
+            "--prompt-tokens", 512, "--extend-tokens", 64, "--seed", 5, "--journal", dir.resolve("b"), "--json")
+            .exits(0).json();
+        for (final String field : new String[]{"requests", "inputs", "hitTokens", "loads", "bytesMoved", "defers",
+            "drops", "digestMismatches", "stateHash", "journal"})
+        {
+            assertTrue(a.has(field), field);
+        }
+        assertEquals(a.get("stateHash"), b.get("stateHash"));
+        assertEquals(a.get("inputs"), b.get("inputs"));
+        final String dumpA = kvledger("dump", dir.resolve("a")).exits(0).out();
+        final String dumpB = kvledger("dump", dir.resolve("b")).exits(0).out();
+        assertEquals(dumpA.replaceAll("created: .*", ""), dumpB.replaceAll("created: .*", ""));
+    }
+
+    @Test
+    void shouldRefuseAnUnknownFaultOrWorkloadWithOneLine(@TempDir final Path dir)
+    {
+        assertTrue(kvledger("run", "--fault", "NO_SUCH_BUG", "--journal", dir.resolve("j")).failsWithOneLine()
+            .contains("unknown fault 'NO_SUCH_BUG'"));
+        assertTrue(kvledger("run", "--workload", "chat", "--journal", dir.resolve("j")).failsWithOneLine()
+            .contains("unknown workload 'chat'"));
+        assertTrue(kvledger("run", "--mamba-slots", 1, "--journal", dir.resolve("j")).failsWithOneLine()
+            .contains("deviceMambaSlots"));
+    }
+
+    @Test
+    void shouldTellTheWholeStoryInTheDemo(@TempDir final Path dir) throws Exception
+    {
+        final CliRun demo = kvledger("demo", "--dir", dir.resolve("demo"), "--requests", 24).exits(0);
+        final String out = demo.out();
+        assertTrue(out.contains("0 digest mismatches"), out);
+        assertTrue(out.contains("clean."), out);
+        assertTrue(out.contains(" I13 DEVICE_MAMBA:"), out);
+        assertTrue(out.contains("shrunk "), out);
+        assertTrue(out.contains("(invariant I13)"), out);
+        assertTrue(Files.readString(dir.resolve("demo").resolve("report.html")).contains("<svg"));
+        kvledger("check", dir.resolve("demo").resolve("minimal")).exits(1);
+    }
+}
