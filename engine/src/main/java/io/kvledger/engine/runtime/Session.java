@@ -154,16 +154,7 @@ public final class Session implements EnginePort
     public int submit(final InputRecord in, final Decision decision)
     {
         final int result = call(in);
-        final Decision d = reply.decision;
-        decision.resultCode = d.resultCode;
-        decision.live = d.live;
-        decision.loadOp = d.loadOp;
-        decision.cowOp = d.cowOp;
-        decision.workingSlot = d.workingSlot;
-        decision.trackingSlot = d.trackingSlot;
-        decision.validPages = d.validPages;
-        decision.prefixPages = d.prefixPages;
-        System.arraycopy(d.pageIds, 0, decision.pageIds, 0, d.validPages);
+        decision.copyFrom(reply.decision);
         return result;
     }
 

@@ -26,6 +26,24 @@ public final class Decision
         pageIds = new int[maxPages];
     }
 
+    /**
+     * Copy another answer into this one.
+     *
+     * @param other answer to copy.
+     */
+    public void copyFrom(final Decision other)
+    {
+        resultCode = other.resultCode;
+        live = other.live;
+        loadOp = other.loadOp;
+        cowOp = other.cowOp;
+        workingSlot = other.workingSlot;
+        trackingSlot = other.trackingSlot;
+        validPages = other.validPages;
+        prefixPages = other.prefixPages;
+        System.arraycopy(other.pageIds, 0, pageIds, 0, other.validPages);
+    }
+
     /** Forget the last answer. */
     public void clear()
     {

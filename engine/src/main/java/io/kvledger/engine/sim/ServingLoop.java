@@ -272,22 +272,7 @@ public final class ServingLoop implements EnginePort.OpListener
             if (result == ResultCode.OK && decision.live)
             {
                 admits++;
-                a.state = ADMITTED;
-                a.loadOp = decision.loadOp;
-                a.cowOp = decision.cowOp;
-                a.prefixPages = decision.prefixPages;
-                take(a);
-                a.computed = a.prefixPages;
-                a.verified = false;
-                if (a.loadOp >= 0)
-                {
-                    byLoad.put(a.loadOp, a);
-                    summary.loads++;
-                }
-                if (a.cowOp >= 0)
-                {
-                    byLoad.put(a.cowOp, a);
-                }
+                admitted(a);
                 if (a.spec.retract && !a.retracted && a.loadOp >= 0)
                 {
                     a.retracted = true;
@@ -308,21 +293,7 @@ public final class ServingLoop implements EnginePort.OpListener
                             retracted.add(a);
                             continue;
                         }
-                        a.state = ADMITTED;
-                        a.loadOp = decision.loadOp;
-                        a.cowOp = decision.cowOp;
-                        a.prefixPages = decision.prefixPages;
-                        take(a);
-                        a.computed = a.prefixPages;
-                        a.verified = false;
-                        if (a.cowOp >= 0)
-                        {
-                            byLoad.put(a.cowOp, a);
-                        }
-                        if (a.loadOp >= 0)
-                        {
-                            byLoad.put(a.loadOp, a);
-                        }
+                        admitted(a);
                     }
                 }
                 admitted.add(a);
@@ -343,6 +314,27 @@ public final class ServingLoop implements EnginePort.OpListener
             waiting.addFirst(retracted.get(i));
         }
         retracted.clear();
+    }
+
+    /** Bookkeeping of an admission: what the request waits for, where its data lives. */
+    private void admitted(final Active a)
+    {
+        a.state = ADMITTED;
+        a.loadOp = decision.loadOp;
+        a.cowOp = decision.cowOp;
+        a.prefixPages = decision.prefixPages;
+        take(a);
+        a.computed = a.prefixPages;
+        a.verified = false;
+        if (a.loadOp >= 0)
+        {
+            byLoad.put(a.loadOp, a);
+            summary.loads++;
+        }
+        if (a.cowOp >= 0)
+        {
+            byLoad.put(a.cowOp, a);
+        }
     }
 
     private void take(final Active a)

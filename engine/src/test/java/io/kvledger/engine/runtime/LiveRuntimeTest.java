@@ -201,10 +201,18 @@ class LiveRuntimeTest
         }
     }
 
-    @Test
-    void shouldDetectOverwrittenSlotWhenRetractFreesUnderQueuedLoad(@TempDir final Path dir)
+    /** What the victim of a retract found in its working slot after every copy landed. */
+    private record Victim(int retractedSlot, int slot, long expected, long actual)
     {
-        final EngineConfig config = config().fault(FaultSwitch.FREE_ON_RETRACT_WITH_QUEUED_LOAD).build();
+    }
+
+    /**
+     * A staged request is admitted with its load and retracted in the same pass; a cold request is admitted next
+     * and computes into its working slot at once; the retracted request's load (if it still runs) lands 300 ms
+     * later.
+     */
+    private static Victim retractThenAdmitAnother(final Path dir, final EngineConfig config)
+    {
         final KvLedgerOptions o = options(dir, config);
         o.copyDelayMinNs = 300_000_000;
         o.copyDelayMaxNs = 300_000_000;
@@ -218,33 +226,33 @@ class LiveRuntimeTest
         {
             other[i] = 90_000 + i;
         }
-        final int retractedSlot;
-        final long victimDigest;
-        final long victimExpected;
-        final int victimSlot;
         try (KvLedger ledger = KvLedger.open(o))
         {
             final Session s = ledger.session();
-            // A first request computes the prompt and backs it up to the file store; then the device is flushed.
             computeAndBackUp(ledger, s, prompt);
-            // The same prompt comes back: an L3 hit, staged in host memory.
             assertEquals(ResultCode.OK, s.arrive(100, 1, prompt, prompt.length, 8));
             assertEquals(ResultCode.OK, s.arrive(101, 1, other, other.length, 8));
             waitFor(() -> admitWithLoad(s, 100));
-            retractedSlot = s.decision().workingSlot;
+            final int retractedSlot = s.decision().workingSlot;
             assertEquals(ResultCode.OK, s.retract(100));
             assertEquals(ResultCode.OK, s.admit(101));
-            victimSlot = s.decision().workingSlot;
-            assertEquals(retractedSlot, victimSlot, "the freed slot goes to the next request");
+            final int victimSlot = s.decision().workingSlot;
             assertEquals(ResultCode.OK, s.endPass());
-            // The victim computes into its slot at once; the retracted request's load lands 300 ms later.
             final BackendDataPlane data = new BackendDataPlane(ledger.device());
             data.fill(Pool.DEVICE_MAMBA, victimSlot, 42);
-            victimExpected = data.expectedDigest(Pool.DEVICE_MAMBA, 42);
-            ledger.loop().awaitQuiescent(5_000_000_000L);
-            victimDigest = data.digest(Pool.DEVICE_MAMBA, victimSlot);
+            assertTrue(ledger.loop().awaitQuiescent(5_000_000_000L));
+            return new Victim(retractedSlot, victimSlot, data.expectedDigest(Pool.DEVICE_MAMBA, 42),
+                data.digest(Pool.DEVICE_MAMBA, victimSlot));
         }
-        assertTrue(victimDigest != victimExpected, "the stray copy overwrote DEVICE_MAMBA:" + victimSlot);
+    }
+
+    @Test
+    void shouldDetectOverwrittenSlotWhenRetractFreesUnderQueuedLoad(@TempDir final Path dir)
+    {
+        final Victim v = retractThenAdmitAnother(dir,
+            config().fault(FaultSwitch.FREE_ON_RETRACT_WITH_QUEUED_LOAD).build());
+        assertEquals(v.retractedSlot(), v.slot(), "the freed slot goes to the next request");
+        assertTrue(v.actual() != v.expected(), "the stray copy overwrote DEVICE_MAMBA:" + v.slot());
     }
 
     /**
@@ -274,36 +282,8 @@ class LiveRuntimeTest
     @Test
     void shouldKeepVictimSlotIntactWithoutTheFault(@TempDir final Path dir)
     {
-        final EngineConfig config = config().build();
-        final KvLedgerOptions o = options(dir, config);
-        o.copyDelayMinNs = 300_000_000;
-        o.copyDelayMaxNs = 300_000_000;
-        final int[] prompt = new int[512];
-        final int[] other = new int[256];
-        for (int i = 0; i < prompt.length; i++)
-        {
-            prompt[i] = 1000 + i;
-        }
-        for (int i = 0; i < other.length; i++)
-        {
-            other[i] = 90_000 + i;
-        }
-        try (KvLedger ledger = KvLedger.open(o))
-        {
-            final Session s = ledger.session();
-            computeAndBackUp(ledger, s, prompt);
-            assertEquals(ResultCode.OK, s.arrive(100, 1, prompt, prompt.length, 8));
-            assertEquals(ResultCode.OK, s.arrive(101, 1, other, other.length, 8));
-            waitFor(() -> admitWithLoad(s, 100));
-            assertEquals(ResultCode.OK, s.retract(100), "the queued load is cancelled with the retract");
-            assertEquals(ResultCode.OK, s.admit(101));
-            final int victimSlot = s.decision().workingSlot;
-            assertEquals(ResultCode.OK, s.endPass());
-            final BackendDataPlane data = new BackendDataPlane(ledger.device());
-            data.fill(Pool.DEVICE_MAMBA, victimSlot, 42);
-            ledger.loop().awaitQuiescent(5_000_000_000L);
-            assertEquals(data.expectedDigest(Pool.DEVICE_MAMBA, 42), data.digest(Pool.DEVICE_MAMBA, victimSlot));
-        }
+        final Victim v = retractThenAdmitAnother(dir, config().build());
+        assertEquals(v.expected(), v.actual(), "the retract cancelled the queued load: nothing overwrites the slot");
     }
 
     /** A first request computes the prompt, caches and backs it up to the store; then the device is flushed. */
