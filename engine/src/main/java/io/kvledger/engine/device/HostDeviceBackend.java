@@ -6,6 +6,8 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+import java.util.List;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.locks.LockSupport;
@@ -35,7 +37,7 @@ public final class HostDeviceBackend implements DeviceBackend
     static final int COMPUTE_STREAM = 1;
     private static final int STREAMS = 2;
 
-    private final ManyToOneConcurrentArrayQueue<CopyBatch>[] submitted;
+    private final List<ManyToOneConcurrentArrayQueue<CopyBatch>> submitted;
     private final FaultInjector[] faults = new FaultInjector[STREAMS];
     private final boolean faultsActive;
     private final Thread[] copyThreads = new Thread[STREAMS];
@@ -67,13 +69,8 @@ public final class HostDeviceBackend implements DeviceBackend
         maxCopiesPerBatch = config.maxCopiesPerBatch();
         batches = new CopyBatch[config.batchCount()];
         freeBatches = new ManyToManyConcurrentArrayQueue<>(Math.max(2, batches.length));
-        @SuppressWarnings("unchecked")
-        final ManyToOneConcurrentArrayQueue<CopyBatch>[] queues = new ManyToOneConcurrentArrayQueue[STREAMS];
-        submitted = queues;
-        for (int s = 0; s < STREAMS; s++)
-        {
-            submitted[s] = new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length));
-        }
+        submitted = List.of(new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length)),
+            new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length)));
         for (int i = 0; i < batches.length; i++)
         {
             batches[i] = new CopyBatch(this, i, maxCopiesPerBatch, slotCounts);
@@ -171,7 +168,7 @@ public final class HostDeviceBackend implements DeviceBackend
             throw new IllegalStateException("batch is not claimed from this backend");
         }
         batch.submitted(op);
-        if (!submitted[streamOf(batch)].offer(batch))
+        if (!submitted.get(streamOf(batch)).offer(batch))
         {
             throw new IllegalStateException("copy queue full");
         }
@@ -338,7 +335,7 @@ public final class HostDeviceBackend implements DeviceBackend
     private void runCopyLoop(final int stream)
     {
         final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
-        final ManyToOneConcurrentArrayQueue<CopyBatch> queue = submitted[stream];
+        final ManyToOneConcurrentArrayQueue<CopyBatch> queue = submitted.get(stream);
         while (true)
         {
             final CopyBatch batch = queue.poll();

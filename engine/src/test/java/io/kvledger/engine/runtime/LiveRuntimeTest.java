@@ -134,14 +134,18 @@ class LiveRuntimeTest
         final long hash;
         final RunSummary summary;
         final ServingLoop loop;
-        try (KvLedger ledger = KvLedger.open(options(dir, config)))
+        final KvLedger ledger = KvLedger.open(options(dir, config));
+        try
         {
             loop = new ServingLoop(ledger.session(), config, Workload.build(workload(WorkloadKind.PR_BENCH, 1000)));
             summary = loop.run();
-            ledger.close();
-            hash = ledger.engine().stateHash();
-            assertTrue(ledger.engine().counters().loads > 0, "round two loads from the file store");
         }
+        finally
+        {
+            ledger.close();
+        }
+        hash = ledger.engine().stateHash();
+        assertTrue(ledger.engine().counters().loads > 0, "round two loads from the file store");
         assertEquals(2000, summary.finished);
         assertEquals(0, loop.mismatches().size(), () -> loop.mismatches().toString());
         assertReplaysIdentically(Documents.read(dir.resolve("journal")), hash);
@@ -160,15 +164,19 @@ class LiveRuntimeTest
         // A second process on the same store directory: round two's prefixes come from the first run's files.
         final KvLedgerOptions second = options(dir.resolve("b"), config);
         second.storeDir = dir.resolve("a").resolve("l3");
-        try (KvLedger ledger = KvLedger.open(second))
+        final KvLedger ledger = KvLedger.open(second);
+        final ServingLoop loop;
+        try
         {
-            final ServingLoop loop = new ServingLoop(ledger.session(), config, workload);
+            loop = new ServingLoop(ledger.session(), config, workload);
             loop.run();
-            ledger.close();
-            assertTrue(ledger.engine().counters().loadedPages >= 16L * 32,
-                "loaded " + ledger.engine().counters().loadedPages);
-            assertEquals(0, loop.mismatches().size());
         }
+        finally
+        {
+            ledger.close();
+        }
+        assertTrue(ledger.engine().counters().loadedPages >= 16L * 32, "loaded " + ledger.engine().counters().loadedPages);
+        assertEquals(0, loop.mismatches().size());
     }
 
     @Test
