@@ -37,6 +37,8 @@ import io.kvledger.journal.codec.SlotState;
  * <li>An Admit waits (PREFETCH_PENDING, not counted) while the request's L3 existence query is unanswered, for
  * at most 5 ms of event time under best_effort: without the answer the controller cannot know what it gives up.
  * The fetch itself follows the prefetch policy.</li>
+ * <li>Copy-on-write is decided at admission, never at match time, so a staged load has no pending copy to
+ * cancel; the slots it hands out get their cursors reset there instead.</li>
  * <li>Loaded data on an existing node (a state-only load) is attached at the ack, so a visible node never shows
  * a state that is not there yet; a new node filled by a load is invisible to matching until the ack.</li>
  * </ul>
@@ -258,11 +260,7 @@ public final class CacheStateMachine
     public int requestStateSlot(final long requestId)
     {
         final int r = requests.slotOf(requestId);
-        if (r == NONE || components.length < 2)
-        {
-            return NONE;
-        }
-        return ((MambaComponent)components[1]).workingSlot(r);
+        return r == NONE ? NONE : requestSlot(r, false);
     }
 
     /**
@@ -274,11 +272,20 @@ public final class CacheStateMachine
     public int requestTrackingSlot(final long requestId)
     {
         final int r = requests.slotOf(requestId);
-        if (r == NONE || components.length < 2)
+        return r == NONE ? NONE : requestSlot(r, true);
+    }
+
+    private int requestSlot(final int r, final boolean tracking)
+    {
+        for (final TreeComponent c : components)
         {
-            return NONE;
+            final int slot = c.requestSlot(r, tracking);
+            if (slot != NONE)
+            {
+                return slot;
+            }
         }
-        return ((MambaComponent)components[1]).trackingSlot(r);
+        return NONE;
     }
 
     /**
@@ -1464,11 +1471,9 @@ public final class CacheStateMachine
         final int o = ops.add(OpKind.BACKUP, requests.id[r]);
         final long opId = ops.id[o];
         ops.pagesMoved[o] = pages;
-        final int off = requests.offset(r);
-        ((KvComponent)components[0]).backupPages(o, requests.fpHi, requests.fpLo, requests.pageIds, off, from, depth);
-        for (int i = 1; i < components.length; i++)
+        for (final TreeComponent c : components)
         {
-            components[i].backup(o, node, requests.fpHi[off + depth - 1], requests.fpLo[off + depth - 1]);
+            c.backup(o, r, node, from, depth);
         }
         ops.node[o] = node;
         ops.receipt[o] = tree.lock(node, Component.FULL, SlotState.OP, opId);

@@ -203,22 +203,23 @@ final class KvComponent implements TreeComponent
         }
     }
 
-    /** Add backup moves for pages [from, to) of a request: device page to a fresh host staging page. */
-    void backupPages(final int opSlot, final long[] hi, final long[] lo, final int[] pageIds, final int off,
-        final int from, final int to)
+    @Override
+    public void backup(final int opSlot, final int request, final int node, final int from, final int to)
     {
         final long opId = ops.id(opSlot);
+        final int off = requests.offset(request);
         for (int i = from; i < to; i++)
         {
             final int hostSlot = hostPool.allocate(SlotState.OP, opId);
-            ops.addMove(opSlot, DEVICE_KV, pageIds[off + i], HOST_KV, hostSlot, hi[off + i], lo[off + i]);
+            ops.addMove(opSlot, DEVICE_KV, requests.pageIds[off + i], HOST_KV, hostSlot, requests.fpHi[off + i],
+                requests.fpLo[off + i]);
         }
     }
 
     @Override
-    public boolean backup(final int opSlot, final int node, final long lastHi, final long lastLo)
+    public int requestSlot(final int request, final boolean tracking)
     {
-        return false;
+        return NONE;
     }
 
     @Override

@@ -73,16 +73,6 @@ final class MambaComponent implements TreeComponent
         java.util.Arrays.fill(cowReceipt, NONE);
     }
 
-    int workingSlot(final int request)
-    {
-        return working[request];
-    }
-
-    int trackingSlot(final int request)
-    {
-        return tracking[request * 2];
-    }
-
     @Override
     public Component component()
     {
@@ -396,16 +386,22 @@ final class MambaComponent implements TreeComponent
     }
 
     @Override
-    public boolean backup(final int opSlot, final int node, final long lastHi, final long lastLo)
+    public void backup(final int opSlot, final int request, final int node, final int from, final int to)
     {
         final int state = tree.mambaSlot(node);
         if (state == NONE)
         {
-            return false;
+            return;
         }
+        final int last = requests.offset(request) + to - 1;
         final int hostSlot = hostPool.allocate(SlotState.OP, ops.id(opSlot));
-        ops.addMove(opSlot, DEVICE_MAMBA, state, HOST_MAMBA, hostSlot, lastHi, lastLo);
-        return true;
+        ops.addMove(opSlot, DEVICE_MAMBA, state, HOST_MAMBA, hostSlot, requests.fpHi[last], requests.fpLo[last]);
+    }
+
+    @Override
+    public int requestSlot(final int request, final boolean trackingSlot)
+    {
+        return trackingSlot ? tracking[request * 2] : working[request];
     }
 
     @Override

@@ -153,15 +153,24 @@ interface TreeComponent
     void observe(int request, long cursor1, long cursor2, long cursor3);
 
     /**
-     * Add this component's moves to a backup of a cached node (device to host staging), taking staging.
+     * Add this component's moves to the backup of what a request just cached (device to host staging, keyed for
+     * the L3 store), taking staging.
      *
-     * @param opSlot backup op.
-     * @param node   node backed up.
-     * @param lastHi fingerprint of the node's last page (key of a recurrent state).
-     * @param lastLo fingerprint of the node's last page.
-     * @return true when this component added moves.
+     * @param opSlot  backup op.
+     * @param request request slot (its fingerprints and pages).
+     * @param node    node ending at {@code to}.
+     * @param from    first page backed up.
+     * @param to      end of the cached pages.
      */
-    boolean backup(int opSlot, int node, long lastHi, long lastLo);
+    void backup(int opSlot, int request, int node, int from, int to);
+
+    /**
+     * @param request  request slot.
+     * @param tracking the tracking slot rather than the working one.
+     * @return the device slot the request computes with (or tracks into) in this component, or -1 when the
+     * component keeps no per-request slot.
+     */
+    int requestSlot(int request, boolean tracking);
 
     /** @return backup staging this component needs for one node. */
     int backupStagingNeeded(int node, int pages);
