@@ -71,6 +71,10 @@ public final class CacheStateMachine
     private int parkedCount;
     private final int[] pageScratch;
     private final int[] canonicalScratch;
+    private final int[] backlogNode;
+    private final int[] backlogFrom;
+    private int backlogHead;
+    private int backlogCount;
     private final boolean ignoreOpLocks;
 
     private long sequence;
@@ -132,6 +136,8 @@ public final class CacheStateMachine
         parked = new long[config.maxRequests()];
         pageScratch = new int[config.maxRequestPages()];
         canonicalScratch = new int[config.maxRequestPages()];
+        backlogNode = new int[config.maxNodes()];
+        backlogFrom = new int[config.maxNodes()];
     }
 
     /** @return the configuration. */
@@ -470,8 +476,14 @@ public final class CacheStateMachine
         counters.fetches++;
     }
 
-    /** Retry parked hits, head first, while staging lasts. */
+    /** Staging was freed: retry parked hits (head first), then queued backups, while staging lasts. */
     private void drainParkedHits()
+    {
+        drainParkedReads();
+        flushBackups();
+    }
+
+    private void drainParkedReads()
     {
         while (parkedCount > 0)
         {
@@ -1378,7 +1390,7 @@ public final class CacheStateMachine
         }
         if (node != NONE)
         {
-            backup(r, node, before);
+            requestBackup(node, before);
         }
         if (finish)
         {
@@ -1449,31 +1461,73 @@ public final class CacheStateMachine
     }
 
     /**
-     * Back up the pages this request added to the tree: take host staging, queue the D2H copy (which holds a lock
-     * on the node until its ack). Skipped when staging, past its loads margin, cannot take it.
+     * Queue the backup of what a request just cached (pages [from, end of node)) and write what staging allows.
+     * Intents wait in a FIFO while host staging, past its loads margin, cannot take the head one (head-of-line,
+     * as SGLang's pending write queue); a node evicted or shrunk below {@code from} before its turn is dropped.
      */
-    private void backup(final int r, final int node, final int from)
+    private void requestBackup(final int node, final int from)
     {
-        final int depth = tree.depth(node);
-        final int pages = depth - from;
-        if (pages <= 0 || ops.full())
+        if (tree.depth(node) <= from)
         {
             return;
         }
-        for (final TreeComponent c : components)
+        if (backlogCount == backlogNode.length)
         {
-            if (c.stagingFree(true) < c.backupStagingNeeded(node, pages))
+            counters.backupsSkipped++;
+            return;
+        }
+        final int tail = (backlogHead + backlogCount) % backlogNode.length;
+        backlogNode[tail] = node;
+        backlogFrom[tail] = from;
+        backlogCount++;
+        flushBackups();
+    }
+
+    private void flushBackups()
+    {
+        while (backlogCount > 0)
+        {
+            final int node = backlogNode[backlogHead];
+            final int from = backlogFrom[backlogHead];
+            if (!tree.live(node) || tree.depth(node) <= from)
             {
+                popBacklog();
                 counters.backupsSkipped++;
+                continue;
+            }
+            final int pages = tree.depth(node) - from;
+            if (ops.full())
+            {
                 return;
             }
+            for (final TreeComponent c : components)
+            {
+                if (c.stagingFree(true) < c.backupStagingNeeded(node, pages))
+                {
+                    return;
+                }
+            }
+            popBacklog();
+            startBackup(node, from);
         }
-        final int o = ops.add(OpKind.BACKUP, requests.id[r]);
+    }
+
+    private void popBacklog()
+    {
+        backlogHead = (backlogHead + 1) % backlogNode.length;
+        backlogCount--;
+    }
+
+    /** The D2H copy of pages [from, end of node) into host staging; it holds a lock on the node until its ack. */
+    private void startBackup(final int node, final int from)
+    {
+        final int depth = tree.collectPages(node, pageScratch);
+        final int o = ops.add(OpKind.BACKUP, node);
         final long opId = ops.id[o];
-        ops.pagesMoved[o] = pages;
+        ops.pagesMoved[o] = depth - from;
         for (final TreeComponent c : components)
         {
-            c.backup(o, r, node, from, depth);
+            c.backup(o, node, pageScratch, from, depth);
         }
         ops.node[o] = node;
         ops.receipt[o] = tree.lock(node, Component.FULL, SlotState.OP, opId);
@@ -1635,7 +1689,12 @@ public final class CacheStateMachine
         {
             h = RequestTable.mix(h ^ c.stateHash());
         }
-        h = RequestTable.mix(h ^ running ^ ((long)parkedCount << 32));
+        h = RequestTable.mix(h ^ running ^ ((long)parkedCount << 32) ^ ((long)backlogCount << 48));
+        for (int i = 0; i < backlogCount; i++)
+        {
+            final int b = (backlogHead + i) % backlogNode.length;
+            h = RequestTable.mix(h ^ backlogNode[b] ^ ((long)backlogFrom[b] << 32));
+        }
         return h;
     }
 }

@@ -204,15 +204,14 @@ final class KvComponent implements TreeComponent
     }
 
     @Override
-    public void backup(final int opSlot, final int request, final int node, final int from, final int to)
+    public void backup(final int opSlot, final int node, final int[] pathPages, final int from, final int to)
     {
         final long opId = ops.id(opSlot);
-        final int off = requests.offset(request);
         for (int i = from; i < to; i++)
         {
+            final int page = pathPages[i];
             final int hostSlot = hostPool.allocate(SlotState.OP, opId);
-            ops.addMove(opSlot, DEVICE_KV, requests.pageIds[off + i], HOST_KV, hostSlot, requests.fpHi[off + i],
-                requests.fpLo[off + i]);
+            ops.addMove(opSlot, DEVICE_KV, page, HOST_KV, hostSlot, tree.pageHi(page), tree.pageLo(page));
         }
     }
 

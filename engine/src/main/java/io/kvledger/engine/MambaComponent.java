@@ -386,16 +386,16 @@ final class MambaComponent implements TreeComponent
     }
 
     @Override
-    public void backup(final int opSlot, final int request, final int node, final int from, final int to)
+    public void backup(final int opSlot, final int node, final int[] pathPages, final int from, final int to)
     {
         final int state = tree.mambaSlot(node);
         if (state == NONE)
         {
             return;
         }
-        final int last = requests.offset(request) + to - 1;
+        final int last = pathPages[to - 1];
         final int hostSlot = hostPool.allocate(SlotState.OP, ops.id(opSlot));
-        ops.addMove(opSlot, DEVICE_MAMBA, state, HOST_MAMBA, hostSlot, requests.fpHi[last], requests.fpLo[last]);
+        ops.addMove(opSlot, DEVICE_MAMBA, state, HOST_MAMBA, hostSlot, tree.pageHi(last), tree.pageLo(last));
     }
 
     @Override

@@ -153,16 +153,16 @@ interface TreeComponent
     void observe(int request, long cursor1, long cursor2, long cursor3);
 
     /**
-     * Add this component's moves to the backup of what a request just cached (device to host staging, keyed for
-     * the L3 store), taking staging.
+     * Add this component's moves to the backup of cached pages (device to host staging, keyed for the L3 store),
+     * taking staging.
      *
-     * @param opSlot  backup op.
-     * @param request request slot (its fingerprints and pages).
-     * @param node    node ending at {@code to}.
-     * @param from    first page backed up.
-     * @param to      end of the cached pages.
+     * @param opSlot    backup op.
+     * @param node      node ending at {@code to}.
+     * @param pathPages device KV page ids from the root to the node's end.
+     * @param from      first page backed up.
+     * @param to        end of the node (its depth).
      */
-    void backup(int opSlot, int request, int node, int from, int to);
+    void backup(int opSlot, int node, int[] pathPages, int from, int to);
 
     /**
      * @param request  request slot.
