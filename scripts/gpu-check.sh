@@ -20,3 +20,4 @@ run cuda-big --device cuda --kv-page-bytes 65536 --mamba-state-bytes 1048576
 run host-big --device host --kv-page-bytes 65536 --mamba-state-bytes 1048576
 $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain check /tmp/kv/cuda-big > $OUT/check-cuda-big.txt 2>&1; echo "exit=$?" >> $OUT/check-cuda-big.txt
 $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain replay /tmp/kv/cuda-big > $OUT/replay-cuda-big.txt 2>&1; echo "exit=$?" >> $OUT/replay-cuda-big.txt
+run cuda-big-m160 --device cuda --kv-page-bytes 65536 --mamba-state-bytes 1048576 --mamba-slots 160
