@@ -63,6 +63,7 @@ public final class KvledgerMain implements Callable<Integer>
         // Serving commands first, then the offline tools.
         commands.add(new RunCommand());
         commands.add(new DemoCommand());
+        commands.add(new BenchCommand());
         commands.add(new CheckCommand());
         commands.add(new ReplayCommand());
         commands.add(new TimelineCommand());

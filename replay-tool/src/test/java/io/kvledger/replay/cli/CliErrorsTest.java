@@ -224,7 +224,7 @@ class CliErrorsTest
     {
         final String error = kvledger().failsWithOneLine();
 
-        assertTrue(error.startsWith("kvledger: no command given; commands: run, demo, check, replay, "), error);
+        assertTrue(error.startsWith("kvledger: no command given; commands: run, demo, bench, check, replay, "), error);
     }
 
     @Test

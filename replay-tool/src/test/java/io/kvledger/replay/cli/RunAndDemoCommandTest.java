@@ -63,6 +63,14 @@ class RunAndDemoCommandTest
     }
 
     @Test
+    void shouldMeasureApplyAndJournalAppend()
+    {
+        final String out = kvledger("bench", "--requests", 8, "--iterations", 4).exits(0).out();
+        assertTrue(out.startsWith("recorded pr-bench: "), out);
+        assertTrue(out.contains("apply ") && out.contains("journal append (unsynced)") && out.contains("p99.9"), out);
+    }
+
+    @Test
     void shouldTellTheWholeStoryInTheDemo(@TempDir final Path dir) throws Exception
     {
         final CliRun demo = kvledger("demo", "--dir", dir.resolve("demo"), "--requests", 24).exits(0);
