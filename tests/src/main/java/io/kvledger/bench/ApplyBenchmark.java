@@ -1,6 +1,7 @@
 package io.kvledger.bench;
 
 import io.kvledger.engine.CacheStateMachine;
+import io.kvledger.engine.sim.RecordedRun;
 import io.kvledger.engine.sim.WorkloadKind;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

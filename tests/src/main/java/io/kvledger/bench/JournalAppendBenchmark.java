@@ -1,5 +1,6 @@
 package io.kvledger.bench;
 
+import io.kvledger.engine.sim.RecordedRun;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;

@@ -1,7 +1,7 @@
 package io.kvledger.tests;
 
-import io.kvledger.bench.RecordedRun;
 import io.kvledger.engine.CacheStateMachine;
+import io.kvledger.engine.sim.RecordedRun;
 import io.kvledger.engine.sim.WorkloadKind;
 import org.junit.jupiter.api.Test;
 

@@ -2,16 +2,12 @@ package io.kvledger.replay.cli;
 
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
-import io.kvledger.engine.sim.ServingLoop;
-import io.kvledger.engine.sim.SimulatedPort;
-import io.kvledger.engine.sim.Workload;
+import io.kvledger.engine.sim.RecordedRun;
 import io.kvledger.engine.sim.WorkloadKind;
-import io.kvledger.engine.sim.WorkloadOptions;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalWriter;
-import io.kvledger.journal.codec.PrefetchPolicy;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,7 +18,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -57,25 +52,10 @@ final class BenchCommand implements Callable<Integer>
     public Integer call() throws IOException
     {
         final PrintWriter out = spec.commandLine().getOut();
-        final EngineConfig config = EngineConfig.builder().pageSize(64).deviceKvPages(4096).deviceMambaSlots(64)
-            .maxRequests(1024).maxRequestPages(80).maxOps(2048).prefetchPolicy(PrefetchPolicy.WAIT_COMPLETE).build();
-        final WorkloadOptions w = new WorkloadOptions();
-        w.kind = workload;
-        w.requests = requests;
-        w.promptTokens = 4096;
-        w.extendTokens = 512;
-        final List<InputRecord> inputs = new ArrayList<>();
-        final List<EffectList> effects = new ArrayList<>();
-        new ServingLoop(new SimulatedPort(new CacheStateMachine(config), (in, result, list) ->
-        {
-            inputs.add(new InputRecord(Math.max(1, in.fingerprintCount())).copyFrom(in));
-            final EffectList copy = new EffectList(Math.max(1, list.size()));
-            for (int i = 0; i < list.size(); i++)
-            {
-                copy.addCopy(list, i);
-            }
-            effects.add(copy);
-        }, 1, 0, null), config, Workload.build(w)).run();
+        final RecordedRun run = RecordedRun.record(workload, requests, 1);
+        final EngineConfig config = run.config;
+        final List<InputRecord> inputs = run.inputs;
+        final List<EffectList> effects = run.effects;
         long effectCount = 0;
         for (final EffectList e : effects)
         {

@@ -1,12 +1,7 @@
-package io.kvledger.bench;
+package io.kvledger.engine.sim;
 
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
-import io.kvledger.engine.sim.ServingLoop;
-import io.kvledger.engine.sim.SimulatedPort;
-import io.kvledger.engine.sim.Workload;
-import io.kvledger.engine.sim.WorkloadKind;
-import io.kvledger.engine.sim.WorkloadOptions;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.codec.PrefetchPolicy;
@@ -15,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A deterministic serving run recorded as its input sequence (and effects), to feed benchmarks and the
- * allocation check the same realistic stream of inputs.
+ * A deterministic serving run recorded as its input sequence (and effects), to feed benchmarks ({@code kvledger
+ * bench}, JMH) and the allocation check the same realistic stream of inputs. Single-threaded.
  */
 public final class RecordedRun
 {
