@@ -10,7 +10,6 @@ import io.kvledger.journal.codec.Pool;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -75,7 +74,7 @@ public final class ServingLoop implements EnginePort.OpListener
         int trackingSlot = -1;
         int[] pageIds;
         boolean retracted;
-        int steps;
+        int decoded;
 
         Active(final Workload.Spec spec, final long[] hi, final long[] lo, final int pages, final int tail)
         {
@@ -171,15 +170,19 @@ public final class ServingLoop implements EnginePort.OpListener
             {
                 submit(input.reset().type(InputType.TICK).value1(Long.MAX_VALUE));
             }
-            final Iterator<Workload.Spec> arrivals = phase.specs.iterator();
+            final ArrayDeque<Workload.Spec> arrivals = new ArrayDeque<>(phase.specs);
             int idle = 0;
-            while (arrivals.hasNext() || !waiting.isEmpty() || !admitted.isEmpty())
+            while (!arrivals.isEmpty() || !waiting.isEmpty() || !admitted.isEmpty())
             {
                 final int perStep = workload.options().arrivalsPerStep <= 0 ?
                     Integer.MAX_VALUE : workload.options().arrivalsPerStep;
-                for (int i = 0; i < perStep && arrivals.hasNext(); i++)
+                for (int i = 0; i < perStep && !arrivals.isEmpty(); i++)
                 {
-                    arrive(arrivals.next());
+                    if (!arrive(arrivals.peek()))
+                    {
+                        break;
+                    }
+                    arrivals.poll();
                 }
                 final long before = summary.finished + summary.aborted;
                 step();
@@ -221,7 +224,10 @@ public final class ServingLoop implements EnginePort.OpListener
         return result;
     }
 
-    private void arrive(final Workload.Spec spec)
+    /**
+     * @return false when the controller's request table is full (the request arrives on a later step).
+     */
+    private boolean arrive(final Workload.Spec spec)
     {
         final int count = spec.tokens.length;
         final int maxTokens = config.maxRequestPages() * config.pageSize() + config.pageSize() - 1;
@@ -238,11 +244,20 @@ public final class ServingLoop implements EnginePort.OpListener
             lo[i] = input.fingerprintLo(i);
         }
         final int result = submit(input);
+        if (result == ResultCode.TOO_MANY_REQUESTS)
+        {
+            return false;
+        }
         summary.requests++;
         if (result == ResultCode.OK)
         {
             waiting.add(new Active(spec, hi, lo, pages, tail));
         }
+        else
+        {
+            summary.rejected++;
+        }
+        return true;
     }
 
     private void step()
@@ -325,6 +340,7 @@ public final class ServingLoop implements EnginePort.OpListener
         a.prefixPages = decision.prefixPages;
         take(a);
         a.computed = a.prefixPages;
+        a.decoded = 0;
         a.verified = false;
         if (a.loadOp >= 0)
         {
@@ -407,14 +423,29 @@ public final class ServingLoop implements EnginePort.OpListener
                 mismatch(a, Pool.DEVICE_MAMBA, a.workingSlot, "working state changed under the request");
                 a.expectedState = ContentSeeds.CLEARED_STATE;
             }
+            if (a.computed >= a.pages)
+            {
+                if (a.decoded < a.spec.maxNewTokens && a.workingSlot >= 0)
+                {
+                    // A decode step reads the working state and advances it.
+                    a.decoded++;
+                    a.expectedState = ContentSeeds.state(a.hi[a.pages - 1] + a.decoded, a.lo[a.pages - 1]);
+                    data.fill(Pool.DEVICE_MAMBA, a.workingSlot, a.expectedState);
+                    continue;
+                }
+                submitProgress(a, InputType.FINISH, a.pages);
+                admitted.remove(i--);
+                summary.finished++;
+                summary.computedPages += a.pages - a.prefixPages;
+                continue;
+            }
             final int target = Math.min(a.pages, a.computed + Math.max(1, o.chunkPages));
             for (int p = a.computed; p < target; p++)
             {
                 data.fill(Pool.DEVICE_KV, a.pageIds[p], ContentSeeds.kvPage(a.hi[p], a.lo[p]));
             }
             a.computed = target;
-            final boolean finish = target >= a.pages;
-            if (target > 0 && a.workingSlot >= 0)
+            if (a.workingSlot >= 0)
             {
                 a.expectedState = ContentSeeds.state(a.hi[target - 1], a.lo[target - 1]);
                 data.fill(Pool.DEVICE_MAMBA, a.workingSlot, a.expectedState);
@@ -423,25 +454,22 @@ public final class ServingLoop implements EnginePort.OpListener
                     data.fill(Pool.DEVICE_MAMBA, a.trackingSlot, a.expectedState);
                 }
             }
-            input.reset().type(finish ? InputType.FINISH : InputType.CHUNK).request(a.spec.id)
-                .value1(target).value2(config.hybrid() && a.trackingSlot < 0 ? 0 : target)
-                .value3(random.nextInt(16)).value4(random.nextInt(8)).value5(random.nextInt(2));
-            final int result = submit(input);
-            if (result != ResultCode.OK)
-            {
-                throw new IllegalStateException("controller refused " + (finish ? "FINISH" : "CHUNK") + " of request " +
-                    a.spec.id + ": " + ResultCode.name(result));
-            }
-            if (finish)
-            {
-                admitted.remove(i--);
-                summary.finished++;
-                summary.computedPages += a.pages - a.prefixPages;
-            }
-            else
-            {
-                take(a);
-            }
+            submitProgress(a, InputType.CHUNK, target);
+            take(a);
+        }
+    }
+
+    /** Report prefill progress (CHUNK) or the end of the request (FINISH) with the cursors of its working state. */
+    private void submitProgress(final Active a, final InputType type, final int computed)
+    {
+        input.reset().type(type).request(a.spec.id).value1(computed)
+            .value2(config.hybrid() && a.trackingSlot < 0 ? 0 : computed)
+            .value3(random.nextInt(16)).value4(random.nextInt(8)).value5(random.nextInt(2));
+        final int result = submit(input);
+        if (result != ResultCode.OK)
+        {
+            throw new IllegalStateException("controller refused " + type + " of request " + a.spec.id + ": " +
+                ResultCode.name(result));
         }
     }
 
