@@ -255,7 +255,7 @@ public final class EngineConfig
     {
         private int pageSize = 64;
         private int deviceKvPages = 4096;
-        private int deviceMambaSlots = 64;
+        private int deviceMambaSlots = 160;
         private int hostKvPages = 8192;
         private int hostMambaSlots = 256;
         private int trackingSlots = 1;

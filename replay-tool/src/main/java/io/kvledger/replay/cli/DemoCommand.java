@@ -156,7 +156,7 @@ final class DemoCommand implements Callable<Integer>
 
     private KvLedgerOptions options(final Path runDir, final boolean fault)
     {
-        final EngineConfig.Builder b = EngineConfig.builder().pageSize(16).deviceKvPages(1024).deviceMambaSlots(64)
+        final EngineConfig.Builder b = EngineConfig.builder().pageSize(16).deviceKvPages(1024).deviceMambaSlots(160)
             .hostKvPages(2048).hostMambaSlots(128).maxRequests(512).maxRequestPages(64).maxOps(1024)
             .kvPageBytes(1024).mambaStateBytes(4096).prefetchPolicy(PrefetchPolicy.WAIT_COMPLETE).seed(seed);
         if (fault)

@@ -56,8 +56,8 @@ final class RunCommand implements Callable<Integer>
     @Option(names = "--page-size", description = "Tokens per page (default: ${DEFAULT-VALUE}).", defaultValue = "64")
     int pageSize;
 
-    @Option(names = "--mamba-slots", description = "Device Mamba state slots (default: ${DEFAULT-VALUE}).",
-        defaultValue = "64")
+    @Option(names = "--mamba-slots", description = "Device Mamba state slots (default: ${DEFAULT-VALUE}; a running " +
+        "request holds 2, a checkpoint 1).", defaultValue = "160")
     int mambaSlots;
 
     @Option(names = "--kv-pages", description = "Device KV pages (default: ${DEFAULT-VALUE}).", defaultValue = "4096")
