@@ -14,10 +14,11 @@ OUT=${OUT:-/tmp/out}; mkdir -p $OUT /tmp/kv
 nvidia-smi -L > $OUT/gpu.txt 2>&1; nproc >> $OUT/gpu.txt; free -g >> $OUT/gpu.txt
 $J -cp "$CP" io.kvledger.engine.device.CudaSelfCheck > $OUT/selfcheck.txt 2>&1; echo "exit=$?" >> $OUT/selfcheck.txt
 run() { name=$1; shift; ( time $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain run --journal /tmp/kv/$name --store-dir /tmp/kv/l3-$name "$@" ) > $OUT/run-$name.txt 2>&1; echo "exit=$?" >> $OUT/run-$name.txt; }
-run cuda-small --device cuda
-run host-small --device host
+
+
 run cuda-big --device cuda --kv-page-bytes 65536 --mamba-state-bytes 1048576
 run host-big --device host --kv-page-bytes 65536 --mamba-state-bytes 1048576
 $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain check /tmp/kv/cuda-big > $OUT/check-cuda-big.txt 2>&1; echo "exit=$?" >> $OUT/check-cuda-big.txt
 $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain replay /tmp/kv/cuda-big > $OUT/replay-cuda-big.txt 2>&1; echo "exit=$?" >> $OUT/replay-cuda-big.txt
-run cuda-big-m160 --device cuda --kv-page-bytes 65536 --mamba-state-bytes 1048576 --mamba-slots 160
+run cuda-big-m64 --device cuda --kv-page-bytes 65536 --mamba-state-bytes 1048576 --mamba-slots 64
+$J -cp "$CP" io.kvledger.replay.cli.KvledgerMain bench > $OUT/bench.txt 2>&1
