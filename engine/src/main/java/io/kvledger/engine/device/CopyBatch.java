@@ -11,7 +11,7 @@ import io.kvledger.journal.codec.Pool;
  * pool. Thread ownership: between claim and submit the batch belongs to the claiming thread (the engine's dispatch
  * thread); after submit it belongs to the backend and must not be touched.
  */
-public final class CopyBatch
+public final class CopyBatch implements ClaimPool.Claimable
 {
     static final int FREE = 0;
     static final int CLAIMED = 1;
@@ -175,7 +175,8 @@ public final class CopyBatch
         return state;
     }
 
-    void claimed()
+    @Override
+    public void claimed()
     {
         state = CLAIMED;
         count = 0;

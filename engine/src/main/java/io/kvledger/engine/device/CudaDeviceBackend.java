@@ -14,7 +14,6 @@ import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -59,7 +58,8 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final boolean[] batchOk;
     private final long[] batchBytes;
     private final CopyBatch[] inFlight;
-    private final ManyToManyConcurrentArrayQueue<CopyBatch> freeBatches;
+    private final ClaimPool<CopyBatch> freeBatches;
+    private final Runnable openCheck = this::checkNotClosed;
     private final ManyToOneConcurrentArrayQueue<CopyBatch> submitted;
     private final FaultInjector faults;
     private final boolean faultsActive;
@@ -109,7 +109,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         batchOk = new boolean[batches.length];
         batchBytes = new long[batches.length];
         inFlight = new CopyBatch[batches.length];
-        freeBatches = new ManyToManyConcurrentArrayQueue<>(Math.max(2, batches.length));
+        freeBatches = new ClaimPool<>(batches.length);
         submitted = new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length));
         faults = new FaultInjector(config);
         faultsActive = faults.active();
@@ -123,7 +123,7 @@ public final class CudaDeviceBackend implements DeviceBackend
                 events[i] = new CUevent();
                 check(JCudaDriver.cuEventCreate(events[i], CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
                 batches[i] = new CopyBatch(this, i, maxCopiesPerBatch, slotCounts);
-                freeBatches.offer(batches[i]);
+                freeBatches.release(batches[i]);
             }
         }
         catch (final RuntimeException ex)
@@ -213,19 +213,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public CopyBatch claimBatch()
     {
-        CopyBatch batch;
-        int attempts = 0;
-        while (null == (batch = freeBatches.poll()))
-        {
-            if (closed)
-            {
-                throw new IllegalStateException("backend closed");
-            }
-            HostDeviceBackend.backoff(attempts++);
-        }
-        batch.claimed();
-
-        return batch;
+        return freeBatches.claim(openCheck);
     }
 
     /**
@@ -233,12 +221,15 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public CopyBatch tryClaimBatch()
     {
-        final CopyBatch batch = freeBatches.poll();
-        if (null != batch)
+        return freeBatches.tryClaim();
+    }
+
+    private void checkNotClosed()
+    {
+        if (closed)
         {
-            batch.claimed();
+            throw new IllegalStateException("backend closed");
         }
-        return batch;
     }
 
     /**
@@ -705,7 +696,7 @@ public final class CudaDeviceBackend implements DeviceBackend
             failedBatches++;
         }
         batch.released();
-        freeBatches.offer(batch);
+        freeBatches.release(batch);
 
         try
         {

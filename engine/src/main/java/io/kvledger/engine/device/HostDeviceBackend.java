@@ -4,7 +4,6 @@ import io.kvledger.journal.codec.DeviceKind;
 import io.kvledger.journal.codec.Pool;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.List;
@@ -30,7 +29,8 @@ public final class HostDeviceBackend implements DeviceBackend
     private final int[] slotCounts = new int[POOLS];
     private final int maxCopiesPerBatch;
     private final CopyBatch[] batches;
-    private final ManyToManyConcurrentArrayQueue<CopyBatch> freeBatches;
+    private final ClaimPool<CopyBatch> freeBatches;
+    private final Runnable openCheck = this::checkOpen;
     /** Host-to-device loads. */
     static final int LOAD_STREAM = 0;
     /** Device-local copies (copy-on-write) and device-to-host backups. */
@@ -68,13 +68,13 @@ public final class HostDeviceBackend implements DeviceBackend
 
         maxCopiesPerBatch = config.maxCopiesPerBatch();
         batches = new CopyBatch[config.batchCount()];
-        freeBatches = new ManyToManyConcurrentArrayQueue<>(Math.max(2, batches.length));
+        freeBatches = new ClaimPool<>(batches.length);
         submitted = List.of(new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length)),
             new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length)));
         for (int i = 0; i < batches.length; i++)
         {
             batches[i] = new CopyBatch(this, i, maxCopiesPerBatch, slotCounts);
-            freeBatches.offer(batches[i]);
+            freeBatches.release(batches[i]);
         }
 
         for (int s = 0; s < STREAMS; s++)
@@ -126,19 +126,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public CopyBatch claimBatch()
     {
-        CopyBatch batch;
-        int attempts = 0;
-        while (null == (batch = freeBatches.poll()))
-        {
-            if (closed)
-            {
-                throw new IllegalStateException("backend closed");
-            }
-            backoff(attempts++);
-        }
-        batch.claimed();
-
-        return batch;
+        return freeBatches.claim(openCheck);
     }
 
     /**
@@ -146,12 +134,15 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public CopyBatch tryClaimBatch()
     {
-        final CopyBatch batch = freeBatches.poll();
-        if (null != batch)
+        return freeBatches.tryClaim();
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
         {
-            batch.claimed();
+            throw new IllegalStateException("backend closed");
         }
-        return batch;
     }
 
     /**
@@ -407,7 +398,7 @@ public final class HostDeviceBackend implements DeviceBackend
         }
 
         batch.released();
-        freeBatches.offer(batch);
+        freeBatches.release(batch);
         notifyListener(op, ok);
     }
 
@@ -426,19 +417,4 @@ public final class HostDeviceBackend implements DeviceBackend
         }
     }
 
-    static void backoff(final int attempts)
-    {
-        if (attempts < 100)
-        {
-            Thread.onSpinWait();
-        }
-        else if (attempts < 200)
-        {
-            Thread.yield();
-        }
-        else
-        {
-            LockSupport.parkNanos(50_000);
-        }
-    }
 }

@@ -1,16 +1,15 @@
 package io.kvledger.engine.store;
 
+import io.kvledger.engine.device.ClaimPool;
 import io.kvledger.engine.device.HostStaging;
 import io.kvledger.journal.codec.Pool;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.io.IOException;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The asynchronous machinery shared by the L3 stores: preallocated query, fetch and write plans, one submission
@@ -40,9 +39,11 @@ abstract class AsyncL3Store implements L3Store
     final int mambaStateBytes;
 
     private final int maxPagesPerOp;
-    private final ManyToManyConcurrentArrayQueue<QueryPlan> freeQueries;
-    private final ManyToManyConcurrentArrayQueue<FetchPlan> freeFetches;
-    private final ManyToManyConcurrentArrayQueue<WritePlan> freeWrites;
+    private final ClaimPool<QueryPlan> freeQueries;
+    private final ClaimPool<FetchPlan> freeFetches;
+    private final ClaimPool<WritePlan> freeWrites;
+    private final Runnable openCheck = this::checkOpen;
+    private final Runnable runningCheck = this::checkRunning;
     private final ManyToOneConcurrentArrayQueue<StorePlan> submitted;
     private final IdleStrategy idleStrategy = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
     private final Thread ioThread;
@@ -70,15 +71,15 @@ abstract class AsyncL3Store implements L3Store
         final int kvSlots = staging.slotCount(Pool.HOST_KV);
         final int mambaSlots = staging.slotCount(Pool.HOST_MAMBA);
         final int queueCapacity = Math.max(2, planCount);
-        freeQueries = new ManyToManyConcurrentArrayQueue<>(queueCapacity);
-        freeFetches = new ManyToManyConcurrentArrayQueue<>(queueCapacity);
-        freeWrites = new ManyToManyConcurrentArrayQueue<>(queueCapacity);
+        freeQueries = new ClaimPool<>(queueCapacity);
+        freeFetches = new ClaimPool<>(queueCapacity);
+        freeWrites = new ClaimPool<>(queueCapacity);
         submitted = new ManyToOneConcurrentArrayQueue<>(3 * queueCapacity);
         for (int i = 0; i < planCount; i++)
         {
-            freeQueries.offer(new QueryPlan(this, maxPagesPerOp));
-            freeFetches.offer(new FetchPlan(this, maxPagesPerOp, kvSlots, mambaSlots));
-            freeWrites.offer(new WritePlan(this, maxPagesPerOp, kvSlots, mambaSlots));
+            freeQueries.release(new QueryPlan(this, maxPagesPerOp));
+            freeFetches.release(new FetchPlan(this, maxPagesPerOp, kvSlots, mambaSlots));
+            freeWrites.release(new WritePlan(this, maxPagesPerOp, kvSlots, mambaSlots));
         }
 
         ioThread = new Thread(this::runIoLoop, threadName);
@@ -159,14 +160,7 @@ abstract class AsyncL3Store implements L3Store
             throw new IllegalArgumentException("query of " + count + " pages exceeds maxPagesPerOp " + maxPagesPerOp);
         }
 
-        QueryPlan plan;
-        int attempts = 0;
-        while (null == (plan = freeQueries.poll()))
-        {
-            checkRunning();
-            backoff(attempts++);
-        }
-        plan.claimed();
+        final QueryPlan plan = freeQueries.claim(runningCheck);
         plan.copyFingerprints(hi, lo, offset, count);
         enqueue(op, plan);
     }
@@ -176,15 +170,7 @@ abstract class AsyncL3Store implements L3Store
      */
     public FetchPlan claimFetch()
     {
-        FetchPlan plan;
-        int attempts = 0;
-        while (null == (plan = freeFetches.poll()))
-        {
-            checkOpen();
-            backoff(attempts++);
-        }
-        plan.claimed();
-        return plan;
+        return freeFetches.claim(openCheck);
     }
 
     /**
@@ -192,12 +178,7 @@ abstract class AsyncL3Store implements L3Store
      */
     public FetchPlan tryClaimFetch()
     {
-        final FetchPlan plan = freeFetches.poll();
-        if (null != plan)
-        {
-            plan.claimed();
-        }
-        return plan;
+        return freeFetches.tryClaim();
     }
 
     /**
@@ -215,15 +196,7 @@ abstract class AsyncL3Store implements L3Store
      */
     public WritePlan claimWrite()
     {
-        WritePlan plan;
-        int attempts = 0;
-        while (null == (plan = freeWrites.poll()))
-        {
-            checkOpen();
-            backoff(attempts++);
-        }
-        plan.claimed();
-        return plan;
+        return freeWrites.claim(openCheck);
     }
 
     /**
@@ -231,12 +204,7 @@ abstract class AsyncL3Store implements L3Store
      */
     public WritePlan tryClaimWrite()
     {
-        final WritePlan plan = freeWrites.poll();
-        if (null != plan)
-        {
-            plan.claimed();
-        }
-        return plan;
+        return freeWrites.tryClaim();
     }
 
     /**
@@ -413,7 +381,7 @@ abstract class AsyncL3Store implements L3Store
         }
 
         plan.released();
-        freeQueries.offer(plan);
+        freeQueries.release(plan);
         stats.addQueries(1);
         try
         {
@@ -470,7 +438,7 @@ abstract class AsyncL3Store implements L3Store
         }
 
         plan.released();
-        freeFetches.offer(plan);
+        freeFetches.release(plan);
         stats.addFetches(1);
         try
         {
@@ -509,7 +477,7 @@ abstract class AsyncL3Store implements L3Store
         }
 
         plan.released();
-        freeWrites.offer(plan);
+        freeWrites.release(plan);
         stats.addWrites(1);
         try
         {
@@ -539,19 +507,4 @@ abstract class AsyncL3Store implements L3Store
         stats.addListenerErrors(1);
     }
 
-    private static void backoff(final int attempts)
-    {
-        if (attempts < 100)
-        {
-            Thread.onSpinWait();
-        }
-        else if (attempts < 200)
-        {
-            Thread.yield();
-        }
-        else
-        {
-            LockSupport.parkNanos(50_000);
-        }
-    }
 }

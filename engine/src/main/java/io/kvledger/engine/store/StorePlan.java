@@ -1,11 +1,13 @@
 package io.kvledger.engine.store;
 
+import io.kvledger.engine.device.ClaimPool;
+
 /**
  * Shared body of the store's reusable plans: a list of page fingerprints with their host staging slots, and an
  * optional Mamba state. Preallocated by the store; owned by the claiming thread until submitted, then by the I/O
  * thread until it is cleared and returned to the pool.
  */
-abstract class StorePlan
+abstract class StorePlan implements ClaimPool.Claimable
 {
     static final int QUERY = 0;
     static final int FETCH = 1;
@@ -188,7 +190,8 @@ abstract class StorePlan
         mambaSlot = NO_SLOT;
     }
 
-    final void claimed()
+    @Override
+    public final void claimed()
     {
         clearBody();
         state = CLAIMED;
