@@ -182,6 +182,22 @@ public final class CopyBatch implements ClaimPool.Claimable
         count = 0;
     }
 
+    /**
+     * Check the batch was claimed from this backend, then mark it submitted for an op.
+     *
+     * @param backend the backend it is submitted to.
+     * @param op      op id reported with the completion.
+     * @throws IllegalStateException when the batch is not claimed from that backend.
+     */
+    void submittedTo(final Object backend, final long op)
+    {
+        if (owner() != backend || state() != CLAIMED)
+        {
+            throw new IllegalStateException("batch is not claimed from this backend");
+        }
+        submitted(op);
+    }
+
     void submitted(final long op)
     {
         this.op = op;

@@ -241,11 +241,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException(closed ? "backend closed" : "backend not started");
         }
-        if (batch.owner() != this || batch.state() != CopyBatch.CLAIMED)
-        {
-            throw new IllegalStateException("batch is not claimed from this backend");
-        }
-        batch.submitted(op);
+        batch.submittedTo(this, op);
         if (!submitted.offer(batch))
         {
             throw new IllegalStateException("copy queue full");

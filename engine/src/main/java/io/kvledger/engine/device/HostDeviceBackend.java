@@ -154,11 +154,7 @@ public final class HostDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException(closed ? "backend closed" : "backend not started");
         }
-        if (batch.owner() != this || batch.state() != CopyBatch.CLAIMED)
-        {
-            throw new IllegalStateException("batch is not claimed from this backend");
-        }
-        batch.submitted(op);
+        batch.submittedTo(this, op);
         if (!submitted.get(streamOf(batch)).offer(batch))
         {
             throw new IllegalStateException("copy queue full");
