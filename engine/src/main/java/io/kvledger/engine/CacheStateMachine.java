@@ -115,7 +115,7 @@ public final class CacheStateMachine
         tree = new RadixTree(config.maxNodes(), config.maxNodes() + config.maxRequests() * 2 + config.maxOps(),
             kvPool, mambaPool, effects);
         requests = new RequestTable(config.maxRequests(), config.maxRequestPages());
-        ops = new OpTable(config.maxOps(), config.maxRequestPages() + 4);
+        ops = new OpTable(config.maxOps(), config.maxRequestPages() + 4, effects);
         ignoreOpLocks = config.fault(FaultSwitch.EVICT_NODE_WITH_INFLIGHT_LOAD);
         final KvComponent kv = new KvComponent(config, tree, kvPool, hostKvPool, requests, ops, ignoreOpLocks);
         if (config.hybrid())
@@ -306,24 +306,36 @@ public final class CacheStateMachine
         sequence = in.sequence();
         nowNs = in.timestampNs();
         final int result;
-        switch (in.type())
+        try
         {
-            case ARRIVE: result = onArrive(in); break;
-            case STORAGE_HIT: result = onStorageHit(in); break;
-            case FETCH_DONE: result = onFetchDone(in); break;
-            case PASS_BEGIN: result = onPassBegin(in); break;
-            case ADMIT: result = onAdmit(in); break;
-            case RETRACT: result = onRetract(in); break;
-            case ABORT: result = onAbort(in); break;
-            case PASS_END: result = onPassEnd(); break;
-            case ACK: result = onAck(in); break;
-            case CHUNK: result = onCache(in, false); break;
-            case FINISH: result = onCache(in, true); break;
-            case TICK: result = onTick(in); break;
-            default: result = ResultCode.REQUEST_STATE;
+            result = dispatch(in);
+        }
+        catch (final EngineBugException ex)
+        {
+            throw ex.at(in.sequence(), in.type(), in.request(), in.op());
         }
         counters.onApplied(in.type(), result, effectList);
         return result;
+    }
+
+    private int dispatch(final InputRecord in)
+    {
+        switch (in.type())
+        {
+            case ARRIVE: return onArrive(in);
+            case STORAGE_HIT: return onStorageHit(in);
+            case FETCH_DONE: return onFetchDone(in);
+            case PASS_BEGIN: return onPassBegin(in);
+            case ADMIT: return onAdmit(in);
+            case RETRACT: return onRetract(in);
+            case ABORT: return onAbort(in);
+            case PASS_END: return onPassEnd();
+            case ACK: return onAck(in);
+            case CHUNK: return onCache(in, false);
+            case FINISH: return onCache(in, true);
+            case TICK: return onTick(in);
+            default: return ResultCode.REQUEST_STATE;
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ arrive
@@ -372,8 +384,7 @@ public final class CacheStateMachine
             }
             requests.queryOp[r] = ops.id[o];
             effects.opQueued(ops.id[o], OpKind.QUERY, requestId, 0, pages - usable);
-            ops.state[o] = OpTable.LAUNCHED;
-            effects.opEvent(EffectType.OP_LAUNCHED, ops.id[o], OpKind.QUERY);
+            ops.advance(o, OpTable.LAUNCHED);
             counters.queries++;
         }
         return ResultCode.OK;
@@ -471,8 +482,7 @@ public final class CacheStateMachine
         requests.fetchOp[r] = ops.id[o];
         requests.holdStart[r] = start;
         recordQueued(o, requestId);
-        ops.state[o] = OpTable.LAUNCHED;
-        effects.opEvent(EffectType.OP_LAUNCHED, ops.id[o], OpKind.FETCH);
+        ops.advance(o, OpTable.LAUNCHED);
         counters.fetches++;
     }
 
@@ -537,12 +547,12 @@ public final class CacheStateMachine
         final int moves = ops.moveCount[o];
         for (int m = 0; m < moves; m++)
         {
-            poolOf(ops.dstPool(o, m)).transition(ops.dstSlot(o, m), SlotState.REQUEST, requestId);
+            poolOf(ops.dstPool(o, m)).move(ops.dstSlot(o, m), SlotState.REQUEST, requestId);
             requests.holdSlotPool[requests.holdOffset(r) + m] = ops.dstPool(o, m);
             requests.holdSlot[requests.holdOffset(r) + m] = ops.dstSlot(o, m);
         }
         requests.holdSlotCount[r] = moves;
-        effects.opEvent(EffectType.OP_ACKED, ops.id[o], OpKind.FETCH);
+        ops.complete(o, true);
         ops.remove(o);
         effects.holdStaged(requestId, in.op(), requests.holdPages[r], requests.holdStart[r]);
         setState(r, RequestState.STAGED);
@@ -578,8 +588,7 @@ public final class CacheStateMachine
             final int o = queuedLaunch[i];
             if (ops.kind[o] != null && ops.state[o] == OpTable.QUEUED)
             {
-                ops.state[o] = OpTable.LAUNCHED;
-                effects.opEvent(EffectType.OP_LAUNCHED, ops.id[o], ops.kind[o]);
+                ops.advance(o, OpTable.LAUNCHED);
             }
         }
         queuedLaunchCount = 0;
@@ -649,7 +658,7 @@ public final class CacheStateMachine
 
         // Pin the base so it is not counted as evictable while deciding.
         plan.baseReceipt = plan.baseNode > RadixTree.ROOT ?
-            tree.lock(plan.baseNode, Component.FULL, SlotState.REQUEST, requestId) : NONE;
+            tree.acquire(plan.baseNode, Component.FULL, SlotState.REQUEST, requestId) : NONE;
         for (final TreeComponent c : components)
         {
             c.pin(plan);
@@ -886,7 +895,7 @@ public final class CacheStateMachine
     {
         if (plan.baseReceipt != NONE)
         {
-            tree.unlock(plan.baseReceipt);
+            tree.release(plan.baseReceipt);
             plan.baseReceipt = NONE;
         }
     }
@@ -904,14 +913,16 @@ public final class CacheStateMachine
             pageScratch[i] = i >= plan.loadStart ? requests.pageIds[off + i] : NONE;
         }
         final int depthBefore = tree.depth(plan.baseNode);
-        tree.insert(requests.fpHi, requests.fpLo, off, plan.holdEnd, pageScratch, canonicalScratch, sequence, scratchMatch);
+        EngineBugException.check(
+            tree.insert(requests.fpHi, requests.fpLo, off, plan.holdEnd, pageScratch, canonicalScratch, sequence,
+            scratchMatch), "insert of the staged load's nodes for request", requestId, opId);
         plan.prefixNode = scratchMatch.node;
         plan.prefixNodeIsNew = plan.loadPages > 0 && depthBefore < plan.holdEnd;
         ops.node[o] = plan.prefixNode;
         ops.pagesMoved[o] = plan.loadPages;
 
         // The load holds its own lock on the nodes it fills until its ack or cancel.
-        ops.receipt[o] = tree.lock(plan.prefixNode, Component.FULL, SlotState.OP, opId);
+        ops.receipt[o] = tree.acquire(plan.prefixNode, Component.FULL, SlotState.OP, opId);
         if (plan.prefixNodeIsNew)
         {
             tree.markLoading(plan.prefixNode, opId);
@@ -923,7 +934,7 @@ public final class CacheStateMachine
         for (int i = 0; i < requests.holdSlotCount[r]; i++)
         {
             final boolean head = i < trimmed && requests.holdSlotPool[hoff + i] == Pool.HOST_KV.value();
-            poolOf(requests.holdSlotPool[hoff + i]).transition(requests.holdSlot[hoff + i],
+            poolOf(requests.holdSlotPool[hoff + i]).move(requests.holdSlot[hoff + i],
                 head ? SlotState.FREE : SlotState.OP, head ? NONE : opId);
         }
         for (final TreeComponent c : components)
@@ -942,7 +953,7 @@ public final class CacheStateMachine
         requests.loadOp[r] = opId;
 
         // The request's own lock moves from the base to the node that ends its prefix.
-        final long receipt = tree.lock(plan.prefixNode, Component.FULL, SlotState.REQUEST, requestId);
+        final long receipt = tree.acquire(plan.prefixNode, Component.FULL, SlotState.REQUEST, requestId);
         releaseBase();
         requests.lockedNode[r] = plan.prefixNode;
         requests.lockReceipt[r] = receipt;
@@ -1072,7 +1083,7 @@ public final class CacheStateMachine
         {
             return;
         }
-        effects.opEvent(EffectType.OP_CANCELLED, opId, ops.kind[o]);
+        ops.advance(o, OpTable.CANCELLED);
         rollBackOp(o);
         ops.remove(o);
     }
@@ -1081,7 +1092,7 @@ public final class CacheStateMachine
     {
         if (requests.lockReceipt[r] != NONE)
         {
-            tree.unlock(requests.lockReceipt[r]);
+            tree.release(requests.lockReceipt[r]);
             requests.lockReceipt[r] = NONE;
             requests.lockedNode[r] = NONE;
         }
@@ -1130,7 +1141,7 @@ public final class CacheStateMachine
         }
         for (int i = 0; i < count; i++)
         {
-            poolOf(requests.holdSlotPool[hoff + i]).transition(requests.holdSlot[hoff + i], SlotState.FREE, NONE);
+            poolOf(requests.holdSlotPool[hoff + i]).move(requests.holdSlot[hoff + i], SlotState.FREE, NONE);
         }
         effects.holdDropped(requests.id[r], reason, requests.holdPages[r]);
         requests.holdSlotCount[r] = 0;
@@ -1218,7 +1229,7 @@ public final class CacheStateMachine
                 onBackupAck(o, ok);
                 break;
             case STORE:
-                effects.opEvent(ok ? EffectType.OP_ACKED : EffectType.OP_FAILED, opId, kind);
+                ops.complete(o, ok);
                 final int pages = ops.pagesMoved[o];
                 releaseOpSlots(o);
                 ops.remove(o);
@@ -1255,7 +1266,7 @@ public final class CacheStateMachine
     /** Record an op's completion and release everything it held, then remove it. */
     private void completeOp(final int o, final boolean ok)
     {
-        effects.opEvent(ok ? EffectType.OP_ACKED : EffectType.OP_FAILED, ops.id[o], ops.kind[o]);
+        ops.complete(o, ok);
         if (ok)
         {
             settleOp(o);
@@ -1272,7 +1283,7 @@ public final class CacheStateMachine
     {
         if (ops.receipt[o] != NONE)
         {
-            tree.unlock(ops.receipt[o]);
+            tree.release(ops.receipt[o]);
             ops.receipt[o] = NONE;
         }
         if (ops.node[o] != NONE && tree.live(ops.node[o]) && tree.loadingOp(ops.node[o]) == ops.id[o])
@@ -1291,7 +1302,7 @@ public final class CacheStateMachine
     {
         if (ops.receipt[o] != NONE)
         {
-            tree.unlock(ops.receipt[o]);
+            tree.release(ops.receipt[o]);
             ops.receipt[o] = NONE;
         }
         for (final TreeComponent c : components)
@@ -1302,7 +1313,7 @@ public final class CacheStateMachine
         if (node != NONE && tree.live(node) && tree.loadingOp(node) == ops.id[o])
         {
             tree.markLoading(node, NONE);
-            tree.deleteLeaf(node);
+            EngineBugException.check(tree.deleteLeaf(node), "delete of the failed load's node", node, ops.id[o]);
         }
         releaseOpSlots(o);
     }
@@ -1334,7 +1345,7 @@ public final class CacheStateMachine
         final SlotState state = pool.state(slot);
         if ((state == SlotState.OP || state == SlotState.PENDING_FREE) && pool.owner(slot) == opId)
         {
-            pool.transition(slot, SlotState.FREE, NONE);
+            pool.move(slot, SlotState.FREE, NONE);
         }
     }
 
@@ -1378,7 +1389,7 @@ public final class CacheStateMachine
         if (node != NONE)
         {
             // The request's lock moves to the node it just cached, so nothing it caches can be evicted under it.
-            final long receipt = tree.lock(node, Component.FULL, SlotState.REQUEST, requestId);
+            final long receipt = tree.acquire(node, Component.FULL, SlotState.REQUEST, requestId);
             unlockRequest(r);
             requests.lockedNode[r] = node;
             requests.lockReceipt[r] = receipt;
@@ -1421,10 +1432,12 @@ public final class CacheStateMachine
         System.arraycopy(requests.pageIds, off, pageScratch, 0, length);
         final int code = tree.insert(requests.fpHi, requests.fpLo, off, length, pageScratch, canonicalScratch,
             sequence, scratchMatch);
-        if (code != ResultCode.OK)
+        if (code == ResultCode.NODE_POOL_EXHAUSTED)
         {
+            counters.insertsRefused++;
             return NONE;
         }
+        EngineBugException.check(code, "insert of the pages computed by request", requests.id[r], length);
         final int inserted = scratchMatch.pages;
         for (int i = 0; i < inserted; i++)
         {
@@ -1434,7 +1447,7 @@ public final class CacheStateMachine
             {
                 if (own != NONE && kvPool.state(own) == SlotState.REQUEST && kvPool.owner(own) == requests.id[r])
                 {
-                    kvPool.transition(own, SlotState.FREE, NONE);
+                    kvPool.move(own, SlotState.FREE, NONE);
                     counters.dedupedPages++;
                 }
                 requests.pageIds[off + i] = canonical;
@@ -1454,7 +1467,7 @@ public final class CacheStateMachine
             final int page = requests.pageIds[off + i];
             if (page != NONE && kvPool.state(page) == SlotState.REQUEST && kvPool.owner(page) == requestId)
             {
-                kvPool.transition(page, SlotState.FREE, NONE);
+                kvPool.move(page, SlotState.FREE, NONE);
             }
         }
         requests.validPages[r] = Math.min(requests.validPages[r], from);
@@ -1530,20 +1543,19 @@ public final class CacheStateMachine
             c.backup(o, node, pageScratch, from, depth);
         }
         ops.node[o] = node;
-        ops.receipt[o] = tree.lock(node, Component.FULL, SlotState.OP, opId);
+        ops.receipt[o] = tree.acquire(node, Component.FULL, SlotState.OP, opId);
         recordQueued(o, node);
-        ops.state[o] = OpTable.LAUNCHED;
-        effects.opEvent(EffectType.OP_LAUNCHED, opId, OpKind.BACKUP);
+        ops.advance(o, OpTable.LAUNCHED);
         counters.backups++;
     }
 
     private void onBackupAck(final int o, final boolean ok)
     {
         final long opId = ops.id[o];
-        effects.opEvent(ok ? EffectType.OP_ACKED : EffectType.OP_FAILED, opId, OpKind.BACKUP);
+        ops.complete(o, ok);
         if (ops.receipt[o] != NONE)
         {
-            tree.unlock(ops.receipt[o]);
+            tree.release(ops.receipt[o]);
             ops.receipt[o] = NONE;
         }
         if (!ok || ops.full())
@@ -1562,13 +1574,12 @@ public final class CacheStateMachine
         {
             final byte hostPool = ops.dstPool(o, m);
             final int hostSlot = ops.dstSlot(o, m);
-            poolOf(hostPool).transition(hostSlot, SlotState.OP, storeId);
+            poolOf(hostPool).move(hostSlot, SlotState.OP, storeId);
             ops.addMove(s, hostPool, hostSlot, OpTable.L3, NONE, ops.keyHi(o, m), ops.keyLo(o, m));
         }
         ops.remove(o);
         recordQueued(s, ops.request[s]);
-        ops.state[s] = OpTable.LAUNCHED;
-        effects.opEvent(EffectType.OP_LAUNCHED, storeId, OpKind.STORE);
+        ops.advance(s, OpTable.LAUNCHED);
     }
 
     // ------------------------------------------------------------------------------------------------ tick

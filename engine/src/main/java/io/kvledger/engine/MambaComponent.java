@@ -123,7 +123,7 @@ final class MambaComponent implements TreeComponent
     {
         final int off = requests.offset(request);
         final int last = off + hitStart + hitPages - 1;
-        final int slot = hostPool.allocate(SlotState.OP, ops.id(opSlot));
+        final int slot = hostPool.take(SlotState.OP, ops.id(opSlot));
         ops.addMove(opSlot, OpTable.L3, NONE, HOST_MAMBA, slot, requests.fpHi[last], requests.fpLo[last]);
     }
 
@@ -133,7 +133,7 @@ final class MambaComponent implements TreeComponent
         if (!plan.hasHold && plan.prefixPages > 0 && tree.mambaSlot(plan.baseNode) != NONE)
         {
             plan.checkpointNode = plan.baseNode;
-            plan.checkpointReceipt = tree.lock(plan.baseNode, Component.MAMBA, SlotState.REQUEST, plan.requestId);
+            plan.checkpointReceipt = tree.acquire(plan.baseNode, Component.MAMBA, SlotState.REQUEST, plan.requestId);
         }
     }
 
@@ -142,7 +142,7 @@ final class MambaComponent implements TreeComponent
     {
         if (plan.checkpointReceipt != NONE)
         {
-            tree.unlock(plan.checkpointReceipt);
+            tree.release(plan.checkpointReceipt);
             plan.checkpointReceipt = NONE;
             plan.checkpointNode = NONE;
         }
@@ -205,7 +205,7 @@ final class MambaComponent implements TreeComponent
     {
         for (int i = 0; i < allocatedCount; i++)
         {
-            pool.transition(allocated[i], SlotState.FREE, NONE);
+            pool.move(allocated[i], SlotState.FREE, NONE);
         }
         allocatedCount = 0;
     }
@@ -242,7 +242,7 @@ final class MambaComponent implements TreeComponent
         final int node = plan.prefixNode;
         if (plan.prefixNodeIsNew)
         {
-            tree.attachMamba(node, n);
+            EngineBugException.check(tree.attachMamba(node, n), "attach of Mamba slot to node", node, n);
         }
         else if (tree.mambaSlot(node) != NONE)
         {
@@ -293,11 +293,11 @@ final class MambaComponent implements TreeComponent
         {
             if (tree.mambaSlot(node) == NONE)
             {
-                tree.attachMamba(node, t);
+                EngineBugException.check(tree.attachMamba(node, t), "attach of Mamba slot to node", node, t);
             }
             else
             {
-                pool.transition(t, SlotState.FREE, NONE);
+                pool.move(t, SlotState.FREE, NONE);
             }
             tracking[request * 2] = tracking[request * 2 + 1];
             tracking[request * 2 + 1] = NONE;
@@ -340,7 +340,7 @@ final class MambaComponent implements TreeComponent
             final int t = tracking[request * 2 + k];
             if (t != NONE && pool.state(t) == SlotState.REQUEST && pool.owner(t) == requestId)
             {
-                pool.transition(t, SlotState.FREE, NONE);
+                pool.move(t, SlotState.FREE, NONE);
             }
             tracking[request * 2 + k] = NONE;
         }
@@ -350,11 +350,11 @@ final class MambaComponent implements TreeComponent
             final long writer = launchedWriter(request, s);
             if (writer != NONE)
             {
-                pool.transition(s, SlotState.PENDING_FREE, writer);
+                pool.move(s, SlotState.PENDING_FREE, writer);
             }
             else
             {
-                pool.transition(s, SlotState.FREE, NONE);
+                pool.move(s, SlotState.FREE, NONE);
                 if (abort && doubleFreeOnAbort)
                 {
                     pool.forceTransition(s, SlotState.FREE, NONE);
@@ -394,7 +394,7 @@ final class MambaComponent implements TreeComponent
             return;
         }
         final int last = pathPages[to - 1];
-        final int hostSlot = hostPool.allocate(SlotState.OP, ops.id(opSlot));
+        final int hostSlot = hostPool.take(SlotState.OP, ops.id(opSlot));
         ops.addMove(opSlot, DEVICE_MAMBA, state, HOST_MAMBA, hostSlot, tree.pageHi(last), tree.pageLo(last));
     }
 
@@ -415,7 +415,7 @@ final class MambaComponent implements TreeComponent
     {
         if (cowReceipt[opSlot] != NONE)
         {
-            tree.unlock(cowReceipt[opSlot]);
+            tree.release(cowReceipt[opSlot]);
             cowReceipt[opSlot] = NONE;
         }
         final int node = attachNode[opSlot];
@@ -423,7 +423,8 @@ final class MambaComponent implements TreeComponent
         {
             if (ok && tree.live(node) && tree.mambaSlot(node) == NONE)
             {
-                tree.attachMamba(node, attachSlot[opSlot]);
+                EngineBugException.check(tree.attachMamba(node, attachSlot[opSlot]), "attach of Mamba slot to node",
+                    node, attachSlot[opSlot]);
             }
             attachNode[opSlot] = NONE;
             attachSlot[opSlot] = NONE;
