@@ -66,9 +66,7 @@ public final class CacheStateMachine
     private final MatchResult scratchMatch = new MatchResult();
     private final int[] queuedLaunch;
     private int queuedLaunchCount;
-    private final long[] parked;
-    private int parkedHead;
-    private int parkedCount;
+    private final ParkedHits parked;
     private final int[] pageScratch;
     private final int[] canonicalScratch;
     private final int[] backlogNode;
@@ -133,7 +131,7 @@ public final class CacheStateMachine
             c.validate(config);
         }
         queuedLaunch = new int[config.maxOps()];
-        parked = new long[config.maxRequests()];
+        parked = new ParkedHits(config.maxRequests());
         pageScratch = new int[config.maxRequestPages()];
         canonicalScratch = new int[config.maxRequestPages()];
         backlogNode = new int[config.maxNodes()];
@@ -362,11 +360,15 @@ public final class CacheStateMachine
         }
         final int r = requests.add(requestId);
         final int off = requests.offset(r);
+        final long namespace = in.value3();
+        final long saltHi = namespaceSalt(namespace, 0);
+        final long saltLo = namespaceSalt(namespace, 1);
         for (int i = 0; i < pages; i++)
         {
-            requests.fpHi[off + i] = in.fingerprintHi(i);
-            requests.fpLo[off + i] = in.fingerprintLo(i);
+            requests.fpHi[off + i] = in.fingerprintHi(i) ^ saltHi;
+            requests.fpLo[off + i] = in.fingerprintLo(i) ^ saltLo;
         }
+        requests.namespace[r] = namespace;
         requests.pages[r] = pages;
         requests.tailTokens[r] = (int)in.value1();
         requests.maxNewTokens[r] = in.value2();
@@ -386,8 +388,56 @@ public final class CacheStateMachine
             effects.opQueued(ops.id[o], OpKind.QUERY, requestId, 0, pages - usable);
             ops.advance(o, OpTable.LAUNCHED);
             counters.queries++;
+            pinPrefix(r, usable);
         }
         return ResultCode.OK;
+    }
+
+    /**
+     * The salt that keeps namespaces apart inside the engine, whatever fingerprints a caller passes: every page key
+     * is the caller's fingerprint XOR a per-namespace constant (zero for namespace 0, so the default namespace keys
+     * are the caller's own). Equal fingerprints in two namespaces are different keys, so their pages live in
+     * disjoint subtrees under the root and never match across tenants; the L3 keys follow the same rule.
+     */
+    private static long namespaceSalt(final long namespace, final int word)
+    {
+        return namespace == 0 ? 0 : RequestTable.mix(namespace * 2 + word);
+    }
+
+    /**
+     * Pin the device prefix an L3 hit will be spliced onto, from its query until the request is admitted or gives
+     * the hit up, as SGLang pins it by default: eviction can then never shrink the prefix under a staged hold.
+     */
+    private void pinPrefix(final int r, final int usable)
+    {
+        if (usable <= 0)
+        {
+            return;
+        }
+        int node = match.node;
+        int end = match.nodePages;
+        if (usable > end)
+        {
+            node = match.partialNode;
+        }
+        else
+        {
+            while (node != RadixTree.ROOT && end - tree.pageCount(node) >= usable)
+            {
+                end -= tree.pageCount(node);
+                node = tree.parent(node);
+            }
+        }
+        requests.prefixReceipt[r] = tree.acquire(node, Component.FULL, SlotState.REQUEST, requests.id[r]);
+    }
+
+    private void unpinPrefix(final int r)
+    {
+        if (requests.prefixReceipt[r] != NONE)
+        {
+            tree.release(requests.prefixReceipt[r]);
+            requests.prefixReceipt[r] = NONE;
+        }
     }
 
     private int usableDevicePrefix(final int r)
@@ -433,11 +483,12 @@ public final class CacheStateMachine
             {
                 effects.holdDropped(requestId, Reason.NO_CHECKPOINT, present);
             }
+            unpinPrefix(r);
             return ResultCode.OK;
         }
         requests.parkStart[r] = requests.queryStart[r];
         requests.parkPages[r] = usable;
-        if (parkedCount > 0 || !stagingAvailable(usable) || ops.full())
+        if (parked.size() > 0 || !stagingAvailable(usable) || ops.full())
         {
             parkHit(r);
         }
@@ -462,9 +513,21 @@ public final class CacheStateMachine
 
     private void parkHit(final int r)
     {
-        parked[(parkedHead + parkedCount) % parked.length] = requests.id[r];
-        parkedCount++;
+        if (config.fault(FaultSwitch.PARKED_HIT_NEVER_SERVED) && parked.size() > 0)
+        {
+            // The bug this switch restores: a bounded ring that overwrote a live entry, so the hit is never served.
+            effects.hitParked(requests.id[r], requests.parkPages[r]);
+            return;
+        }
+        parked.append(r);
         effects.hitParked(requests.id[r], requests.parkPages[r]);
+    }
+
+    /** The request gives its parked hit up (admitted without it, aborted, finished). */
+    private void unpark(final int r)
+    {
+        requests.parkPages[r] = 0;
+        parked.remove(r);
     }
 
     private void startFetch(final int r)
@@ -495,23 +558,18 @@ public final class CacheStateMachine
 
     private void drainParkedReads()
     {
-        while (parkedCount > 0)
+        int r = parked.head();
+        while (r != NONE)
         {
-            final long requestId = parked[parkedHead];
-            final int r = requests.slotOf(requestId);
-            if (r == NONE || requests.parkPages[r] == 0 || requests.state[r] != RequestState.WAITING)
-            {
-                parkedHead = (parkedHead + 1) % parked.length;
-                parkedCount--;
-                continue;
-            }
+            EngineBugException.require(requests.parkPages[r] > 0 && requests.state[r] == RequestState.WAITING,
+                "parked hit of a request that gave it up:", requests.id[r], r);
             if (!stagingAvailable(requests.parkPages[r]) || ops.full())
             {
                 return;
             }
-            parkedHead = (parkedHead + 1) % parked.length;
-            parkedCount--;
+            parked.remove(r);
             startFetch(r);
+            r = parked.head();
         }
     }
 
@@ -536,6 +594,7 @@ public final class CacheStateMachine
             {
                 requests.fetchOp[r] = NONE;
                 effects.holdDropped(requestId, Reason.FETCH_SHORT, pages);
+                unpinPrefix(r);
                 counters.drops++;
             }
             drainParkedHits();
@@ -639,7 +698,7 @@ public final class CacheStateMachine
             effects.waited(requestId, Reason.PREFETCH_PENDING);
             return ResultCode.NOT_ADMITTED;
         }
-        requests.parkPages[r] = 0;
+        unpark(r);
         requests.queryOp[r] = NONE;
 
         if (running >= passMaxRunning)
@@ -1014,6 +1073,7 @@ public final class CacheStateMachine
         running++;
         effects.requestState(requests.id[r], from, RequestState.ADMITTED);
         requests.state[r] = RequestState.ADMITTED;
+        unpinPrefix(r);
         counters.admitted++;
         counters.prefixPages += plan.prefixPages;
     }
@@ -1109,7 +1169,7 @@ public final class CacheStateMachine
         switch (state)
         {
             case WAITING:
-                requests.parkPages[r] = 0;
+                unpark(r);
                 break;
             case STAGED:
                 dropHold(r, Reason.ABORTED);
@@ -1144,6 +1204,7 @@ public final class CacheStateMachine
             poolOf(requests.holdSlotPool[hoff + i]).move(requests.holdSlot[hoff + i], SlotState.FREE, NONE);
         }
         effects.holdDropped(requests.id[r], reason, requests.holdPages[r]);
+        unpinPrefix(r);
         requests.holdSlotCount[r] = 0;
         requests.holdPages[r] = 0;
         if (requests.state[r] == RequestState.STAGED)
@@ -1157,6 +1218,8 @@ public final class CacheStateMachine
     private void finishRequest(final int r, final RequestState to)
     {
         setState(r, to);
+        unpark(r);
+        unpinPrefix(r);
         requests.remove(r);
     }
 
@@ -1381,10 +1444,16 @@ public final class CacheStateMachine
             length = Math.min(length, c.cacheLength(r, (int)computed, (int)tracked));
         }
         int node = NONE;
-        final int before = requests.cachedPages[r];
+        int before = requests.cachedPages[r];
         if (length > before)
         {
             node = insertRequestPages(r, length);
+            if (!config.fault(FaultSwitch.BACKUP_CACHED_PAGES))
+            {
+                // Only pages new to the tree are backed up: what it already held (another request's pages, or
+                // this one's own earlier chunks) is stored, or on its way, through the backup of whoever put it there.
+                before = Math.max(before, scratchMatch.existingPages);
+            }
         }
         if (node != NONE)
         {
@@ -1513,6 +1582,15 @@ public final class CacheStateMachine
             {
                 return;
             }
+            if (!config.fault(FaultSwitch.OVERSIZE_BACKUP_BLOCKS) && neverFits(node, pages))
+            {
+                // It can never start, whatever frees up: drop it (the domain's oversize write intent) so the backlog
+                // moves on instead of blocking every later backup behind it.
+                popBacklog();
+                effects.backupDropped(node, Reason.STAGING_TOO_SMALL, pages);
+                counters.backupsDropped++;
+                continue;
+            }
             for (final TreeComponent c : components)
             {
                 if (c.stagingFree(true) < c.backupStagingNeeded(node, pages))
@@ -1523,6 +1601,18 @@ public final class CacheStateMachine
             popBacklog();
             startBackup(node, from);
         }
+    }
+
+    private boolean neverFits(final int node, final int pages)
+    {
+        for (final TreeComponent c : components)
+        {
+            if (c.backupStagingNeeded(node, pages) > c.stagingLimit(true))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void popBacklog()
@@ -1678,6 +1768,35 @@ public final class CacheStateMachine
         {
             throw new IllegalStateException("running count " + running + " < 0 at sequence " + sequence);
         }
+        verifyParkedHits();
+    }
+
+    /** Every parked hit belongs to a live, waiting request that still wants it, and every such request is parked. */
+    private void verifyParkedHits()
+    {
+        int inList = 0;
+        for (int r = parked.head(); r != NONE; r = parked.next(r))
+        {
+            if (!requests.live(r) || requests.state[r] != RequestState.WAITING || requests.parkPages[r] <= 0)
+            {
+                throw new IllegalStateException("parked hit of request slot " + r + " that gave it up, at sequence " +
+                    sequence);
+            }
+            inList++;
+        }
+        int wanting = 0;
+        for (int r = 0; r < requests.capacity(); r++)
+        {
+            if (requests.live(r) && requests.parkPages[r] > 0)
+            {
+                wanting++;
+            }
+        }
+        if (inList != parked.size() || (wanting != inList && !config.fault(FaultSwitch.PARKED_HIT_NEVER_SERVED)))
+        {
+            throw new IllegalStateException(wanting + " requests wait for staging but " + inList +
+                " hits are parked, at sequence " + sequence);
+        }
     }
 
     /**
@@ -1700,7 +1819,15 @@ public final class CacheStateMachine
         {
             h = RequestTable.mix(h ^ c.stateHash());
         }
-        h = RequestTable.mix(h ^ running ^ ((long)parkedCount << 32) ^ ((long)backlogCount << 48));
+        h = RequestTable.mix(h ^ running ^ ((long)parked.size() << 32) ^ ((long)backlogCount << 48));
+        for (int r = parked.head(); r != NONE; r = parked.next(r))
+        {
+            h = RequestTable.mix(h ^ requests.id[r] ^ ((long)requests.parkPages[r] << 40));
+        }
+        h = RequestTable.mix(h ^ (passOpen ? 1 : 0) ^ (passMaxRunning << 1) ^ (passAdmitted << 20));
+        h = RequestTable.mix(h ^ passTokens);
+        h = RequestTable.mix(h ^ passInputTokens);
+        h = RequestTable.mix(h ^ passChunkTokens);
         for (int i = 0; i < backlogCount; i++)
         {
             final int b = (backlogHead + i) % backlogNode.length;

@@ -78,6 +78,12 @@ final class KvComponent implements TreeComponent
     }
 
     @Override
+    public int stagingLimit(final boolean forWrite)
+    {
+        return hostPool.capacity() - (forWrite ? 1 : 0);
+    }
+
+    @Override
     public void stage(final int opSlot, final int request, final int hitStart, final int hitPages)
     {
         final long opId = ops.id(opSlot);

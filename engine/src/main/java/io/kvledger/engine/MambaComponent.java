@@ -119,6 +119,12 @@ final class MambaComponent implements TreeComponent
     }
 
     @Override
+    public int stagingLimit(final boolean forWrite)
+    {
+        return hostPool.capacity() - (forWrite ? 1 : 0);
+    }
+
+    @Override
     public void stage(final int opSlot, final int request, final int hitStart, final int hitPages)
     {
         final int off = requests.offset(request);

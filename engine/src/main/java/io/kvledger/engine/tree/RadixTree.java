@@ -455,6 +455,7 @@ public final class RadixTree
         out.partialNode = NO_NODE;
         out.mambaNode = walkMambaNode;
         out.mambaPages = walkMambaPages;
+        out.existingPages = matchedPages;
         if (ROOT != end)
         {
             touch(end, sequence);
