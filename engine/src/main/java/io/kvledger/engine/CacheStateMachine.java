@@ -888,6 +888,11 @@ public final class CacheStateMachine
         {
             return waitFor(r, Reason.ALLOCATION);
         }
+        if (staged && tree.freeNodeCount() < 2)
+        {
+            // The load inserts up to two nodes (a split and a leaf); past this gate its insert cannot fail.
+            return defer(r, Reason.ALLOCATION);
+        }
 
         int mambaReserved = 0;
         for (final TreeComponent c : components)
