@@ -275,7 +275,11 @@ final class MambaComponent implements TreeComponent
             final int o = ops.add(io.kvledger.journal.codec.OpKind.COW, plan.requestId);
             final int source = tree.mambaSlot(plan.checkpointNode);
             ops.addMove(o, DEVICE_MAMBA, source, DEVICE_MAMBA, s, 0, 0);
-            cowReceipt[o] = plan.checkpointReceipt;
+            // The checkpoint stays locked until the copy's ack, and the copy holds that lock, not the request: an
+            // abort or retract of the request while the copy is launched leaves it to the copy, and the journal says
+            // so (a request lock outliving its request would read as a leak).
+            cowReceipt[o] = tree.acquire(plan.checkpointNode, Component.MAMBA, SlotState.OP, ops.id(o));
+            tree.release(plan.checkpointReceipt);
             plan.checkpointReceipt = NONE;
             plan.cowOpSlot = o;
         }
