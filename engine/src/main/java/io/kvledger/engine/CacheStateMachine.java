@@ -41,6 +41,17 @@ import io.kvledger.journal.codec.SlotState;
  * cancel; the slots it hands out get their cursors reset there instead.</li>
  * <li>Loaded data on an existing node (a state-only load) is attached at the ack, so a visible node never shows
  * a state that is not there yet; a new node filled by a load is invisible to matching until the ack.</li>
+ * <li>Fail-stop: inputs are validated up front (a negative result, nothing changed); past that, every internal
+ * mutator's result is checked and a refusal throws {@link EngineBugException} (the runtime stops). Op states move
+ * only through {@link OpTable#advance}.</li>
+ * <li>Parked hits wait in {@link ParkedHits}, a FIFO over request slots that holds them all; a request that gives
+ * its hit up leaves it at once; the head is retried whenever staging frees.</li>
+ * <li>The device prefix under an L3 hit is locked from the query until admission or until the hit is given up, so
+ * a staged hold's prefix cannot shrink (the PREFIX_SHRUNK drop remains only as a guard).</li>
+ * <li>Only pages new to the tree are backed up; a backup that can never fit the host staging is dropped
+ * (BACKUP_DROPPED) rather than blocking the backlog.</li>
+ * <li>Namespaces: page keys are the caller's fingerprints XOR a per-namespace salt (none for namespace 0), so
+ * tenants never share a node or an L3 key whatever fingerprints they pass.</li>
  * </ul>
  */
 public final class CacheStateMachine
