@@ -103,49 +103,68 @@ public final class CudaDataPathBench
         out.println("data path: " + CudaDeviceBackend.probeDescription());
         out.printf(Locale.ROOT, "scattered pages, random slot ids, one batch per direction; GB/s = 1e9 bytes/s by " +
             "CUDA events, median of %d runs; %% of the single copy of the same bytes%n", repeats);
-        out.println("page     pages    batch    | H2D kernel       H2D per-page     H2D single | " +
+        out.println("page       pages  batch    | H2D kernel       H2D per-page     H2D single | " +
             "D2H kernel       D2H per-page     D2H single | digests");
         for (final int pageBytes : PAGE_SIZES)
         {
-            pageSize(pageBytes);
+            pageSize(pageBytes, false, false, true);
+            out.flush();
+        }
+        out.println("the same with host pools registered (2 MiB-aligned direct buffers, cuMemHostRegister), and with " +
+            "sequential slot ids (pinned, slot i to slot i): where the scattered cost comes from");
+        for (final int pageBytes : PAGE_SIZES)
+        {
+            pageSize(pageBytes, true, false, false);
+            out.flush();
+        }
+        for (final int pageBytes : new int[]{ 4 << 10, 64 << 10 })
+        {
+            pageSize(pageBytes, false, true, false);
             out.flush();
         }
         out.println();
         prBenchLoad();
     }
 
-    private void pageSize(final int pageBytes)
+    private void pageSize(final int pageBytes, final boolean registered, final boolean sequential, final boolean goal)
     {
         final int pages = pagesFor(pageBytes);
         final DeviceConfig config = new DeviceConfig()
             .kvPageBytes(pageBytes).mambaStateBytes(pageBytes)
             .deviceKvPages(2 * pages).hostKvPages(3 * pages).deviceMambaSlots(1).hostMambaSlots(1)
-            .maxCopiesPerBatch(pages).batchCount(2);
+            .maxCopiesPerBatch(pages).batchCount(2).cudaRegisteredHost(registered);
         try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
         {
             backend.bindContext();
-            final int[] hostSlots = permutation(3 * pages);
-            final int[] deviceSlots = permutation(2 * pages);
+            final int[] hostSlots = sequential ? identity(3 * pages) : permutation(3 * pages);
+            final int[] deviceSlots = sequential ? identity(2 * pages) : permutation(2 * pages);
+            final long[] seeds = new long[pages];
             final long[] expected = new long[pages];
             for (int i = 0; i < pages; i++)
             {
-                backend.fill(Pool.HOST_KV, hostSlots[i], random.nextLong());
-                expected[i] = backend.digest(Pool.HOST_KV, hostSlots[i]);
+                seeds[i] = random.nextLong();
             }
 
             final long bytes = (long)pages * pageBytes;
-            final CopyBatch kernelLoad = backend.claimBatch();
-            final CopyBatch directLoad = backend.claimBatch();
+            final CopyBatch kernelBatch = backend.claimBatch();
+            final CopyBatch directBatch = backend.claimBatch();
             for (int i = 0; i < pages; i++)
             {
-                kernelLoad.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[i]);
-                directLoad.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[pages + i]);
+                kernelBatch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[i]);
+                directBatch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[pages + i]);
             }
             try (Timer timer = new Timer(backend.stream(CudaDeviceBackend.LOAD_STREAM)))
             {
-                final double h2dKernel = gbps(bytes, timer.batch(backend, kernelLoad, true, repeats));
-                final double h2dDirect = gbps(bytes, timer.batch(backend, directLoad, false, repeats));
+                // the single copies first: they overwrite the start of both pools; then the pages are filled
                 final double h2dSingle = gbps(bytes, timer.single(backend, bytes, true, repeats));
+                final double d2hSingle = gbps(bytes, timer.single(backend, bytes, false, repeats));
+                for (int i = 0; i < pages; i++)
+                {
+                    backend.fill(Pool.HOST_KV, hostSlots[i], seeds[i]);
+                    expected[i] = backend.digest(Pool.HOST_KV, hostSlots[i]);
+                }
+                final double h2dKernel = gbps(bytes, timer.batch(backend, kernelBatch, true, repeats));
+                final double h2dDirect = gbps(bytes, timer.batch(backend, directBatch, false, repeats));
                 int mismatches = 0;
                 for (int i = 0; i < pages; i++)
                 {
@@ -153,16 +172,15 @@ public final class CudaDataPathBench
                     mismatches += backend.digest(Pool.DEVICE_KV, deviceSlots[pages + i]) == expected[i] ? 0 : 1;
                 }
 
-                kernelLoad.clear();
-                directLoad.clear();
+                kernelBatch.clear();
+                directBatch.clear();
                 for (int i = 0; i < pages; i++)
                 {
-                    kernelLoad.add(Pool.DEVICE_KV, deviceSlots[i], Pool.HOST_KV, hostSlots[pages + i]);
-                    directLoad.add(Pool.DEVICE_KV, deviceSlots[pages + i], Pool.HOST_KV, hostSlots[2 * pages + i]);
+                    kernelBatch.add(Pool.DEVICE_KV, deviceSlots[i], Pool.HOST_KV, hostSlots[pages + i]);
+                    directBatch.add(Pool.DEVICE_KV, deviceSlots[pages + i], Pool.HOST_KV, hostSlots[2 * pages + i]);
                 }
-                final double d2hKernel = gbps(bytes, timer.batch(backend, kernelLoad, true, repeats));
-                final double d2hDirect = gbps(bytes, timer.batch(backend, directLoad, false, repeats));
-                final double d2hSingle = gbps(bytes, timer.single(backend, bytes, false, repeats));
+                final double d2hKernel = gbps(bytes, timer.batch(backend, kernelBatch, true, repeats));
+                final double d2hDirect = gbps(bytes, timer.batch(backend, directBatch, false, repeats));
                 for (int i = 0; i < pages; i++)
                 {
                     mismatches += backend.digest(Pool.HOST_KV, hostSlots[pages + i]) == expected[i] ? 0 : 1;
@@ -173,16 +191,17 @@ public final class CudaDataPathBench
                 {
                     failures++;
                 }
-                final boolean goal = h2dKernel >= GOAL_SHARE * h2dSingle && d2hKernel >= GOAL_SHARE * d2hSingle;
-                if (!goal)
+                final boolean met = h2dKernel >= GOAL_SHARE * h2dSingle && d2hKernel >= GOAL_SHARE * d2hSingle;
+                if (goal && !met)
                 {
                     goalsMissed++;
                 }
-                out.printf(Locale.ROOT, "%-8s %-8d %-8s | %-16s %-16s %-10s | %-16s %-16s %-10s | %d of %d " +
-                    "mismatched; kernel >= 90%%: %s%n", Sizes.bytes(pageBytes), pages, Sizes.bytes(bytes),
+                final String label = Sizes.bytes(pageBytes) + (registered ? " reg" : sequential ? " seq" : "");
+                out.printf(Locale.ROOT, "%-10s %-6d %-8s | %-16s %-16s %-10s | %-16s %-16s %-10s | %d of %d " +
+                    "mismatched; kernel >= 90%%: %s%n", label, pages, Sizes.bytes(bytes),
                     share(h2dKernel, h2dSingle), share(h2dDirect, h2dSingle), String.format(Locale.ROOT, "%.1f",
                     h2dSingle), share(d2hKernel, d2hSingle), share(d2hDirect, d2hSingle),
-                    String.format(Locale.ROOT, "%.1f", d2hSingle), mismatches, 4 * pages, goal ? "yes" : "NO");
+                    String.format(Locale.ROOT, "%.1f", d2hSingle), mismatches, 4 * pages, met ? "yes" : "NO");
             }
         }
     }
@@ -197,11 +216,13 @@ public final class CudaDataPathBench
         double best = Double.MAX_VALUE;
         for (final int[] shape : shapes)
         {
-            best = Math.min(best, prBenchLoad(shape[0], shape[1], true));
+            best = Math.min(best, prBenchLoad(shape[0], shape[1], true, false));
         }
-        prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT, DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT, false);
+        best = Math.min(best, prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT, DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT,
+            true, true));
+        prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT, DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT, false, false);
         final double defaultShape = prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT,
-            DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT, true);
+            DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT, true, false);
         if (defaultShape > GOAL_LOAD_US)
         {
             goalsMissed++;
@@ -211,9 +232,11 @@ public final class CudaDataPathBench
         submitToCallback();
     }
 
-    private double prBenchLoad(final int threads, final int chunkBytes, final boolean useKernel)
+    private double prBenchLoad(final int threads, final int chunkBytes, final boolean useKernel,
+        final boolean registered)
     {
-        final DeviceConfig config = prBenchConfig().kernelThreads(threads).kernelChunkBytes(chunkBytes);
+        final DeviceConfig config = prBenchConfig().kernelThreads(threads).kernelChunkBytes(chunkBytes)
+            .cudaRegisteredHost(registered);
         try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
         {
             backend.bindContext();
@@ -256,8 +279,9 @@ public final class CudaDataPathBench
             }
             Arrays.sort(ns);
             final double p50 = ns[samples / 2] / 1e3;
-            out.printf(Locale.ROOT, "  %-9s %4d threads, chunks of %-7s: p50 %6.1f us, p90 %6.1f us, max %7.1f us " +
-                "(%.1f GB/s at p50); %d of %d digests mismatched%n", useKernel ? "kernel" : "per-page",
+            out.printf(Locale.ROOT, "  %-10s %4d threads, chunks of %-7s: p50 %6.1f us, p90 %6.1f us, max %7.1f us " +
+                "(%.1f GB/s at p50); %d of %d digests mismatched%n",
+                (useKernel ? "kernel" : "per-page") + (registered ? " reg" : ""),
                 threads, Sizes.bytes(chunkBytes), p50, ns[samples * 9 / 10] / 1e3, ns[samples - 1] / 1e3,
                 (PR_PAGES * (double)PR_PAGE_BYTES + PR_STATE_BYTES) / (p50 * 1e3), mismatches, PR_PAGES + 1);
             return p50;
@@ -370,6 +394,16 @@ public final class CudaDataPathBench
             mismatches += backend.digest(batch.dstPool(i), batch.dstSlot(i)) == expected[i] ? 0 : 1;
         }
         return mismatches;
+    }
+
+    private static int[] identity(final int n)
+    {
+        final int[] ids = new int[n];
+        for (int i = 0; i < n; i++)
+        {
+            ids[i] = i;
+        }
+        return ids;
     }
 
     private int[] permutation(final int n)

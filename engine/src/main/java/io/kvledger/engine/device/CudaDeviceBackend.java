@@ -15,11 +15,13 @@ import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.locks.LockSupport;
 
@@ -56,6 +58,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private static final int STREAMS = 2;
     private static final int POOLS = 4;
     private static final int PAD = 8;
+    private static final int HUGE_PAGE = 2 << 20;
     private static final int SUCCESS = CUresult.CUDA_SUCCESS;
     private static final String NO_DRIVER = "cuda: no NVIDIA driver found (libcuda.so.1 missing)";
 
@@ -69,6 +72,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final CUdeviceptr[] deviceBase = new CUdeviceptr[POOLS];
     private final CUdeviceptr[][] deviceSlots = new CUdeviceptr[POOLS][];
     private final Pointer[] hostBase = new Pointer[POOLS];
+    private final ByteBuffer[] registeredHost = new ByteBuffer[POOLS];
     private final CUdeviceptr[] mappedBase = new CUdeviceptr[POOLS];
     private final Pointer[][] hostSlots = new Pointer[POOLS][];
     private final UnsafeBuffer[][] hostBuffers = new UnsafeBuffer[POOLS][];
@@ -492,11 +496,17 @@ public final class CudaDeviceBackend implements DeviceBackend
     {
         return "cuda " + deviceName + " (device " + deviceOrdinal + "): " +
             Sizes.pool("device KV", slotCounts[0], slotBytes[0]) + ", " +
-            Sizes.pool("device Mamba", slotCounts[1], slotBytes[1]) + ", pinned " +
-            Sizes.pool("host KV", slotCounts[2], slotBytes[2]) + ", pinned " +
+            Sizes.pool("device Mamba", slotCounts[1], slotBytes[1]) + ", " + hostKind() + " " +
+            Sizes.pool("host KV", slotCounts[2], slotBytes[2]) + ", " + hostKind() + " " +
             Sizes.pool("host Mamba", slotCounts[3], slotBytes[3]) + "; " +
             batches.length + " batches of up to " + maxCopiesPerBatch + " copies on a load and a compute stream; " +
             copyPathNote + "; " + faults[0].describe();
+    }
+
+    private String hostKind()
+    {
+        return null != registeredHost[Pool.HOST_KV.ordinal()] || null != registeredHost[Pool.HOST_MAMBA.ordinal()] ?
+            "registered" : "pinned";
     }
 
     /**
@@ -600,10 +610,13 @@ public final class CudaDeviceBackend implements DeviceBackend
                 hostBuffers[p] = new UnsafeBuffer[count];
                 if (count > 0)
                 {
-                    final Pointer base = new Pointer();
-                    check(JCudaDriver.cuMemHostAlloc(base, total,
-                        JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP | JCudaDriver.CU_MEMHOSTALLOC_PORTABLE),
-                        "cuMemHostAlloc of " + Sizes.bytes(total) + " for " + pool);
+                    final Pointer base = config.cudaRegisteredHost() ? registerHost(p, total, pool) : new Pointer();
+                    if (!config.cudaRegisteredHost())
+                    {
+                        check(JCudaDriver.cuMemHostAlloc(base, total,
+                            JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP | JCudaDriver.CU_MEMHOSTALLOC_PORTABLE),
+                            "cuMemHostAlloc of " + Sizes.bytes(total) + " for " + pool);
+                    }
                     hostBase[p] = base;
                     final CUdeviceptr mapped = new CUdeviceptr();
                     check(JCudaDriver.cuMemHostGetDevicePointer(mapped, base, 0), "cuMemHostGetDevicePointer");
@@ -612,7 +625,9 @@ public final class CudaDeviceBackend implements DeviceBackend
                     {
                         final long offset = (long)i * bytes;
                         hostSlots[p][i] = base.withByteOffset(offset);
-                        hostBuffers[p][i] = new UnsafeBuffer(base.getByteBuffer(offset, bytes));
+                        hostBuffers[p][i] = null != registeredHost[p] ?
+                            new UnsafeBuffer(registeredHost[p], (int)offset, bytes) :
+                            new UnsafeBuffer(base.getByteBuffer(offset, bytes));
                         hostBuffers[p][i].setMemory(0, bytes, (byte)0);
                     }
                 }
@@ -624,6 +639,28 @@ public final class CudaDeviceBackend implements DeviceBackend
         check(JCudaDriver.cuMemAllocHost(s, scratchBytes), "cuMemAllocHost of the scratch");
         scratch = s;
         scratchBuffer = new UnsafeBuffer(s.getByteBuffer(0, scratchBytes));
+    }
+
+    /**
+     * A host pool as a 2 MiB-aligned direct buffer, touched (so transparent huge pages can back it), then pinned
+     * and mapped with {@code cuMemHostRegister}.
+     */
+    private Pointer registerHost(final int p, final long total, final Pool pool)
+    {
+        final long rounded = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        if (rounded > Integer.MAX_VALUE - HUGE_PAGE)
+        {
+            throw new IllegalStateException("cuda: a registered host pool must stay below 2 GiB: " + pool + " needs " +
+                Sizes.bytes(total));
+        }
+        final ByteBuffer memory = BufferUtil.allocateDirectAligned((int)rounded, HUGE_PAGE);
+        new UnsafeBuffer(memory).setMemory(0, (int)rounded, (byte)0);
+        final Pointer base = Pointer.to(memory);
+        check(JCudaDriver.cuMemHostRegister(base, rounded,
+            JCudaDriver.CU_MEMHOSTREGISTER_DEVICEMAP | JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE),
+            "cuMemHostRegister of " + Sizes.bytes(rounded) + " for " + pool);
+        registeredHost[p] = memory;
+        return base;
     }
 
     private void prepareKernel(final DeviceConfig config)
@@ -715,7 +752,15 @@ public final class CudaDeviceBackend implements DeviceBackend
                 }
                 if (null != hostBase[p])
                 {
-                    JCudaDriver.cuMemFreeHost(hostBase[p]);
+                    if (null != registeredHost[p])
+                    {
+                        JCudaDriver.cuMemHostUnregister(hostBase[p]);
+                        registeredHost[p] = null;
+                    }
+                    else
+                    {
+                        JCudaDriver.cuMemFreeHost(hostBase[p]);
+                    }
                     hostBase[p] = null;
                 }
             }

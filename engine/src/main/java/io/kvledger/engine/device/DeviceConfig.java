@@ -49,6 +49,7 @@ public final class DeviceConfig
     private CudaCopyPath cudaCopyPath = CudaCopyPath.KERNEL;
     private int kernelChunkBytes = KERNEL_CHUNK_BYTES_DEFAULT;
     private int kernelThreads = KERNEL_THREADS_DEFAULT;
+    private boolean cudaRegisteredHost = Boolean.getBoolean("kvledger.cuda.registeredHost");
 
     /**
      * Device KV pages.
@@ -468,6 +469,31 @@ public final class DeviceConfig
     }
 
     /**
+     * Whether the cuda backend's host pools are 2 MiB-aligned direct buffers pinned with {@code cuMemHostRegister}
+     * (so transparent huge pages can back them) rather than {@code cuMemHostAlloc} memory. The default is false, or
+     * the system property {@code kvledger.cuda.registeredHost}.
+     *
+     * @return true for registered host pools.
+     */
+    public boolean cudaRegisteredHost()
+    {
+        return cudaRegisteredHost;
+    }
+
+    /**
+     * Choose registered host pools (2 MiB-aligned direct buffers, {@code cuMemHostRegister}) over
+     * {@code cuMemHostAlloc}; each pool must then stay below 2 GiB.
+     *
+     * @param cudaRegisteredHost true for registered host pools.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig cudaRegisteredHost(final boolean cudaRegisteredHost)
+    {
+        this.cudaRegisteredHost = cudaRegisteredHost;
+        return this;
+    }
+
+    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -552,6 +578,7 @@ public final class DeviceConfig
             ", cudaCopyPath=" + cudaCopyPath +
             ", kernelChunkBytes=" + kernelChunkBytes +
             ", kernelThreads=" + kernelThreads +
+            ", cudaRegisteredHost=" + cudaRegisteredHost +
             '}';
     }
 
