@@ -23,6 +23,8 @@ step() { echo; echo "\$ $*"; }
 {
   nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv
   echo "cpus $(nproc)"; free -g | head -2
+  echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)"
+  echo "iommu groups: $(ls /sys/kernel/iommu_groups 2>/dev/null | wc -l); cmdline: $(cat /proc/cmdline 2>&1)"
   step CudaSelfCheck
   $J -cp "$CP" io.kvledger.engine.device.CudaSelfCheck; echo "exit=$?"
 } > $OUT/selfcheck.txt 2>&1

@@ -23,6 +23,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -481,7 +482,7 @@ public final class CudaDeviceBackend implements DeviceBackend
             digests = deviceDigests;
             digestNs = deviceDigestNs;
         }
-        return String.format(java.util.Locale.ROOT, "cuda stats: path %s; load stream %d batches, %d launches, " +
+        return String.format(Locale.ROOT, "cuda stats: path %s; load stream %d batches, %d launches, " +
             "%d copy calls, %s; compute stream %d batches, %d launches, %d copy calls, %s; failed %d; " +
             "device fills %d in %.3f s; device digests %d in %.3f s", copyPath().cliName(),
             streamCompleted[0], streamLaunches[0], streamCopyCalls[0], Sizes.bytes(streamBytes[0]),

@@ -3,8 +3,10 @@ package io.kvledger.engine.device;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -74,7 +76,7 @@ class CopyKernelTest
         final String code = String.join("\n", code());
         assertEquals(count(code, "{"), count(code, "}"));
         final Matcher declared = Pattern.compile("\\.reg \\.\\w+ %(\\w+)<(\\d+)>;").matcher(code);
-        final java.util.Map<String, Integer> limits = new java.util.HashMap<>();
+        final Map<String, Integer> limits = new HashMap<>();
         while (declared.find())
         {
             limits.put(declared.group(1), Integer.parseInt(declared.group(2)));
