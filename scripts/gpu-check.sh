@@ -1,24 +1,68 @@
 #!/bin/bash
-# GPU check and benchmark in one call. Prepare the bundle on the build machine first:
+# GPU check and benchmarks in one call on the device machine. Build the bundle on the build machine first
+# (scripts/gpu-bundle.sh does these steps into a folder, by default .device/ of the checkout the device tool sends):
 #   mvn -B -q package -pl replay-tool -am -DskipTests
 #   mkdir -p .device/lib && cp replay-tool/target/kvledger-replay-tool-0.1.0.jar replay-tool/target/lib/*.jar .device/lib/
-#   jlink --add-modules java.base,java.logging,jdk.unsupported,java.management,jdk.management,java.naming \
+#   jlink --add-modules java.base,java.logging,jdk.unsupported,java.management,jdk.management,java.naming,jdk.jfr \
 #         --strip-debug --no-header-files --no-man-pages --compress=2 --output .device/jre
 #   cp scripts/gpu-check.sh .device/gpu.sh
-# then run `bash .device/gpu.sh` on the GPU machine (results under $OUT).
-# One call on the GPU machine: self-check of the JCuda backend, then pr-bench on cuda and on host, checked.
+# then run `bash .device/gpu.sh [quick|full]` on the GPU machine; results go to $OUT (at most 8 files come back).
+#   quick: self-check, the data-path benchmark with 1 repeat, a short pr-bench run on cuda, the retract race.
+#   full:  self-check; `bench --device cuda --data-path`; pr-bench on cuda (64 KiB pages, 1 MiB states) with a JFR
+#          recording and the backend's counters, its check and replay; the same run with --io-backend direct and on
+#          host memory; the retract race on cuda with and without FREE_ON_RETRACT_WITH_QUEUED_LOAD.
+MODE=${1:-full}
 cd "$(dirname "$0")"
-J="./jre/bin/java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Djava.io.tmpdir=/tmp"
+FLAGS="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Djava.io.tmpdir=/tmp -Dkvledger.cuda.stats=true"
+J="./jre/bin/java $FLAGS"
 CP="lib/*"
-OUT=${OUT:-/tmp/out}; mkdir -p $OUT /tmp/kv
-nvidia-smi -L > $OUT/gpu.txt 2>&1; nproc >> $OUT/gpu.txt; free -g >> $OUT/gpu.txt
-$J -cp "$CP" io.kvledger.engine.device.CudaSelfCheck > $OUT/selfcheck.txt 2>&1; echo "exit=$?" >> $OUT/selfcheck.txt
-run() { name=$1; shift; ( time $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain run --journal /tmp/kv/$name --store-dir /tmp/kv/l3-$name "$@" ) > $OUT/run-$name.txt 2>&1; echo "exit=$?" >> $OUT/run-$name.txt; }
+OUT=${OUT:-/tmp/out}; mkdir -p $OUT; rm -rf /tmp/kv; mkdir -p /tmp/kv
+K() { $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain "$@"; }
+step() { echo; echo "\$ $*"; }
 
+{
+  nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv
+  echo "cpus $(nproc)"; free -g | head -2
+  echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1)"
+  echo "iommu groups: $(ls /sys/kernel/iommu_groups 2>/dev/null | wc -l); cmdline: $(cat /proc/cmdline 2>&1)"
+  step CudaSelfCheck
+  $J -cp "$CP" io.kvledger.engine.device.CudaSelfCheck; echo "exit=$?"
+} > $OUT/selfcheck.txt 2>&1
 
-run cuda-big --device cuda --kv-page-bytes 65536 --mamba-state-bytes 1048576
-run host-big --device host --kv-page-bytes 65536 --mamba-state-bytes 1048576
-$J -cp "$CP" io.kvledger.replay.cli.KvledgerMain check /tmp/kv/cuda-big > $OUT/check-cuda-big.txt 2>&1; echo "exit=$?" >> $OUT/check-cuda-big.txt
-$J -cp "$CP" io.kvledger.replay.cli.KvledgerMain replay /tmp/kv/cuda-big > $OUT/replay-cuda-big.txt 2>&1; echo "exit=$?" >> $OUT/replay-cuda-big.txt
-run cuda-big-m64 --device cuda --kv-page-bytes 65536 --mamba-state-bytes 1048576 --mamba-slots 64
-$J -cp "$CP" io.kvledger.replay.cli.KvledgerMain bench > $OUT/bench.txt 2>&1
+if [ "$MODE" = quick ]; then REPEATS=1; else REPEATS=5; fi
+{ step kvledger bench --device cuda --data-path --repeats $REPEATS
+  ( time K bench --device cuda --data-path --repeats $REPEATS ) 2>&1; echo "exit=$?"
+  step kvledger bench --data-path "(no --device cuda)"; K bench --data-path; echo "exit=$?"
+} > $OUT/datapath.txt 2>&1
+
+if [ "$MODE" = quick ]; then
+  BIG="--kv-page-bytes 65536 --mamba-state-bytes 1048576 --requests 32"
+else
+  BIG="--kv-page-bytes 65536 --mamba-state-bytes 1048576"
+fi
+{ step kvledger run --device cuda $BIG "(JFR recording on)"
+  ( time $J -XX:StartFlightRecording=filename=$OUT/cuda-big.jfr,settings=default -cp "$CP" \
+      io.kvledger.replay.cli.KvledgerMain run --journal /tmp/kv/cuda-big --store-dir /tmp/kv/l3-cuda-big --device cuda $BIG ) 2>&1
+  echo "exit=$?"
+  step kvledger check /tmp/kv/cuda-big; K check /tmp/kv/cuda-big; echo "exit=$?"
+  step kvledger replay /tmp/kv/cuda-big; K replay /tmp/kv/cuda-big; echo "exit=$?"
+} > $OUT/run-cuda-big.txt 2>&1
+[ "$MODE" = quick ] && rm -f $OUT/cuda-big.jfr
+
+if [ "$MODE" != quick ]; then
+  { step kvledger run --device cuda --io-backend direct $BIG
+    ( time K run --journal /tmp/kv/cuda-direct --store-dir /tmp/kv/l3-cuda-direct --device cuda --io-backend direct $BIG ) 2>&1; echo "exit=$?"
+    step kvledger run --device host $BIG
+    ( time K run --journal /tmp/kv/host-big --store-dir /tmp/kv/l3-host-big --device host $BIG ) 2>&1; echo "exit=$?"
+  } > $OUT/run-compare.txt 2>&1
+fi
+
+RACE="--requests 48 --prompt-tokens 512 --extend-tokens 64 --page-size 16 --kv-pages 1024 --kv-page-bytes 1024 --mamba-state-bytes 4096 --retract-rate 0.25 --copy-delay-us 1000"
+{ step kvledger run --device cuda $RACE --fault FREE_ON_RETRACT_WITH_QUEUED_LOAD
+  K run --journal /tmp/kv/race-bug --store-dir /tmp/kv/l3-race-bug --device cuda $RACE --fault FREE_ON_RETRACT_WITH_QUEUED_LOAD; echo "exit=$?"
+  step kvledger check /tmp/kv/race-bug; K check /tmp/kv/race-bug | head -12; echo "exit=${PIPESTATUS[0]}"
+  step kvledger run --device cuda $RACE "(no fault)"
+  K run --journal /tmp/kv/race-clean --store-dir /tmp/kv/l3-race-clean --device cuda $RACE; echo "exit=$?"
+  step kvledger check /tmp/kv/race-clean; K check /tmp/kv/race-clean | head -5; echo "exit=${PIPESTATUS[0]}"
+} > $OUT/run-retract-race.txt 2>&1
+ls -la $OUT

@@ -4,38 +4,62 @@ import io.kvledger.journal.codec.DeviceKind;
 import io.kvledger.journal.codec.Pool;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
+import jcuda.driver.CUctx_flags;
 import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A device backend on an NVIDIA GPU through JCuda's driver API: device pools in GPU memory ({@code cuMemAlloc}),
- * host staging pools in pinned memory ({@code cuMemAllocHost}), copies issued asynchronously on one stream with
- * one event recorded per batch, and completions found by polling {@code cuEventQuery} (exceptions off, so
- * {@code CUDA_ERROR_NOT_READY} is a return code).
+ * host staging pools in pinned host memory mapped into the device's address space ({@code cuMemHostAlloc} with
+ * {@code CU_MEMHOSTALLOC_DEVICEMAP}), and two streams, as on the host backend: a load stream for batches that
+ * copy host to device, and a compute stream for device-local copies and backups to the host. Each stream has its
+ * own thread, with the context current, which issues its batches, records one event per batch and polls the
+ * events in order ({@code cuEventQuery}, exceptions off, so {@code CUDA_ERROR_NOT_READY} is a return code).
  * <p>
- * Thread ownership: claim and submit from the engine's dispatch thread; one backend thread, with the context
- * current, issues every batch and polls the events in submission order (one stream completes in order) and runs
- * the listener. {@link #fill(Pool, int, long)} and {@link #digest(Pool, int)} are synchronous checks, callable
- * from any thread (device slots go through a pinned scratch under a lock). Only this class and
- * {@link CudaSelfCheck} reference JCuda, so nothing loads JCuda unless the cuda backend is chosen; probe with
- * {@link #available(StringBuilder)} first. Allocation-free per batch after construction.
+ * Copy path ({@link DeviceConfig#cudaCopyPath()}): {@link CudaCopyPath#KERNEL} moves a whole batch with one launch
+ * of the PTX copy kernel ({@link CopyKernel}, compiled by the driver with {@code cuModuleLoadData}): the batch is
+ * packed into an entry table by a {@link CopyPlanner} in pinned memory, the table copied to the device, and one
+ * thread block per chunk reads and writes 16-byte words, host memory through its device address. A batch whose
+ * copies depend on each other takes one launch per dependent group. {@link CudaCopyPath#DIRECT} issues one
+ * {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot run (slot sizes not multiples of 16 bytes,
+ * or the module fails to load: {@link #describe()} says which).
+ * <p>
+ * Thread ownership: claim and submit from the engine's dispatch thread; the two stream threads run the listener.
+ * {@link #fill(Pool, int, long)} and {@link #digest(Pool, int)} are synchronous checks, callable from any thread
+ * (device slots go through a pinned scratch under a lock). Only this class, {@link CudaSelfCheck} and
+ * {@link CudaDataPathBench} reference JCuda, so nothing loads JCuda unless the cuda backend is chosen; probe with
+ * {@link #available(StringBuilder)} first. Allocation-free per batch after construction. With the system property
+ * {@code kvledger.cuda.stats=true}, {@link #close()} prints {@link #stats()} to stderr.
  */
 public final class CudaDeviceBackend implements DeviceBackend
 {
+    /** Stream of host-to-device loads. */
+    static final int LOAD_STREAM = 0;
+    /** Stream of device-local copies (copy-on-write) and device-to-host backups. */
+    static final int COMPUTE_STREAM = 1;
+
+    private static final int STREAMS = 2;
     private static final int POOLS = 4;
+    private static final int PAD = 8;
+    private static final int HUGE_PAGE = 2 << 20;
     private static final int SUCCESS = CUresult.CUDA_SUCCESS;
     private static final String NO_DRIVER = "cuda: no NVIDIA driver found (libcuda.so.1 missing)";
 
@@ -49,6 +73,8 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final CUdeviceptr[] deviceBase = new CUdeviceptr[POOLS];
     private final CUdeviceptr[][] deviceSlots = new CUdeviceptr[POOLS][];
     private final Pointer[] hostBase = new Pointer[POOLS];
+    private final ByteBuffer[] registeredHost = new ByteBuffer[POOLS];
+    private final CUdeviceptr[] mappedBase = new CUdeviceptr[POOLS];
     private final Pointer[][] hostSlots = new Pointer[POOLS][];
     private final UnsafeBuffer[][] hostBuffers = new UnsafeBuffer[POOLS][];
     private final int maxCopiesPerBatch;
@@ -57,41 +83,65 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final boolean[] eventRecorded;
     private final boolean[] batchOk;
     private final long[] batchBytes;
-    private final CopyBatch[] inFlight;
+    private final CopyBatch[][] inFlight = new CopyBatch[STREAMS][];
+    private final int[] inFlightHead = new int[STREAMS];
+    private final int[] inFlightSize = new int[STREAMS];
     private final ClaimPool<CopyBatch> freeBatches;
     private final Runnable openCheck = this::checkNotClosed;
-    private final ManyToOneConcurrentArrayQueue<CopyBatch> submitted;
-    private final FaultInjector faults;
+    private final ManyToOneConcurrentArrayQueue<CopyBatch>[] submitted;
+    private final FaultInjector[] faults = new FaultInjector[STREAMS];
     private final boolean faultsActive;
-    private final IdleStrategy idleStrategy = new BackoffIdleStrategy(100, 50, 1_000, 200_000);
-    private final Thread cudaThread;
+    private final Thread[] streamThreads = new Thread[STREAMS];
+    private final CUstream[] streams = new CUstream[STREAMS];
     private final Object scratchLock = new Object();
     private final String deviceName;
     private final int deviceOrdinal;
+    private final int kernelThreads;
+    private final int kernelChunkBytes;
+    private final long[] streamCompleted = new long[STREAMS * PAD];
+    private final long[] streamFailed = new long[STREAMS * PAD];
+    private final long[] streamBytes = new long[STREAMS * PAD];
+    private final long[] streamLaunches = new long[STREAMS * PAD];
+    private final long[] streamCopyCalls = new long[STREAMS * PAD];
+
+    private final CopyPlanner[] planners = new CopyPlanner[STREAMS];
+    private final int[][] launchFirst = new int[STREAMS][1];
+    private final Pointer[] launchParams = new Pointer[STREAMS];
+    private int tableBytesPerBatch;
+    private Pointer hostTables;
+    private CUdeviceptr deviceTables;
+    private Pointer[] hostTableAt;
+    private CUdeviceptr[] deviceTableAt;
+    private UnsafeBuffer[] hostTableBuffer;
+    private CUmodule module;
+    private CUfunction kernel;
+    private boolean kernelPath;
+    private String copyPathNote;
+
     private CUcontext context;
-    private CUstream stream;
     private Pointer scratch;
     private UnsafeBuffer scratchBuffer;
-    private int inFlightHead;
-    private int inFlightSize;
+    private long deviceFills;
+    private long deviceFillNs;
+    private long deviceDigests;
+    private long deviceDigestNs;
 
     private volatile CopyListener listener;
     private volatile boolean started;
     private volatile boolean running;
     private volatile boolean closed;
     private volatile boolean released;
-    private volatile long completedBatches;
-    private volatile long failedBatches;
-    private volatile long copiedBytes;
     private volatile long listenerErrors;
     private volatile int lastError = SUCCESS;
 
     /**
-     * Create a context on the configured GPU, allocate the pools (zeroed), the stream and one event per batch.
+     * Create a context on the configured GPU, allocate the pools (zeroed), the two streams, one event per batch,
+     * and for the kernel path load the copy kernel and allocate the entry tables.
      *
-     * @param config sizes and fault injection; validated here.
+     * @param config sizes, copy path and fault injection; validated here.
      * @throws IllegalStateException with a one-line reason when CUDA is unavailable or an allocation fails.
      */
+    @SuppressWarnings("unchecked")
     public CudaDeviceBackend(final DeviceConfig config)
     {
         config.validate();
@@ -103,16 +153,22 @@ public final class CudaDeviceBackend implements DeviceBackend
 
         deviceOrdinal = config.cudaDevice();
         maxCopiesPerBatch = config.maxCopiesPerBatch();
+        kernelThreads = config.kernelThreads();
+        kernelChunkBytes = config.kernelChunkBytes();
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
         batchOk = new boolean[batches.length];
         batchBytes = new long[batches.length];
-        inFlight = new CopyBatch[batches.length];
         freeBatches = new ClaimPool<>(batches.length);
-        submitted = new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length));
-        faults = new FaultInjector(config);
-        faultsActive = faults.active();
+        submitted = new ManyToOneConcurrentArrayQueue[STREAMS];
+        for (int s = 0; s < STREAMS; s++)
+        {
+            inFlight[s] = new CopyBatch[batches.length];
+            submitted[s] = new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length));
+            faults[s] = new FaultInjector(config);
+        }
+        faultsActive = faults[0].active();
 
         try
         {
@@ -125,6 +181,7 @@ public final class CudaDeviceBackend implements DeviceBackend
                 batches[i] = new CopyBatch(this, i, maxCopiesPerBatch, slotCounts);
                 freeBatches.release(batches[i]);
             }
+            prepareKernel(config);
         }
         catch (final RuntimeException ex)
         {
@@ -132,10 +189,14 @@ public final class CudaDeviceBackend implements DeviceBackend
             throw ex;
         }
 
-        cudaThread = new Thread(this::runCudaLoop, "kvledger-cuda-copy");
-        cudaThread.setDaemon(true);
+        for (int s = 0; s < STREAMS; s++)
+        {
+            final int stream = s;
+            streamThreads[s] = new Thread(() -> runStreamLoop(stream),
+                s == LOAD_STREAM ? "kvledger-cuda-load" : "kvledger-cuda-compute");
+            streamThreads[s].setDaemon(true);
+        }
     }
-
     /**
      * Whether the cuda backend can run here: probes the driver once (loading JCuda's natives, {@code cuInit},
      * the device count and the driver version), catching every error, and caches the answer.
@@ -205,7 +266,10 @@ public final class CudaDeviceBackend implements DeviceBackend
         this.listener = listener;
         running = true;
         started = true;
-        cudaThread.start();
+        for (final Thread t : streamThreads)
+        {
+            t.start();
+        }
     }
 
     /**
@@ -242,10 +306,30 @@ public final class CudaDeviceBackend implements DeviceBackend
             throw new IllegalStateException(closed ? "backend closed" : "backend not started");
         }
         batch.submittedTo(this, op);
-        if (!submitted.offer(batch))
+        if (!submitted[streamOf(batch)].offer(batch))
         {
             throw new IllegalStateException("copy queue full");
         }
+    }
+
+    /**
+     * Which copy path batches take.
+     *
+     * @return {@link CudaCopyPath#KERNEL} when the copy kernel is in use, else {@link CudaCopyPath#DIRECT}.
+     */
+    public CudaCopyPath copyPath()
+    {
+        return kernelPath ? CudaCopyPath.KERNEL : CudaCopyPath.DIRECT;
+    }
+
+    /**
+     * Whether the copy kernel loaded (it can then be used, whichever path batches take).
+     *
+     * @return true when the module and its function were loaded.
+     */
+    boolean kernelLoaded()
+    {
+        return null != kernel;
     }
 
     /**
@@ -300,9 +384,12 @@ public final class CudaDeviceBackend implements DeviceBackend
         synchronized (scratchLock)
         {
             checkOpen();
+            final long start = System.nanoTime();
             ContentPattern.fill(scratchBuffer, 0, bytes, contentSeed);
             check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
             check(JCudaDriver.cuMemcpyHtoD(deviceSlots[pool.ordinal()][index], scratch, bytes), "cuMemcpyHtoD");
+            deviceFillNs += System.nanoTime() - start;
+            deviceFills++;
         }
     }
 
@@ -322,9 +409,13 @@ public final class CudaDeviceBackend implements DeviceBackend
         synchronized (scratchLock)
         {
             checkOpen();
+            final long start = System.nanoTime();
             check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
             check(JCudaDriver.cuMemcpyDtoH(scratch, deviceSlots[pool.ordinal()][index], bytes), "cuMemcpyDtoH");
-            return ContentDigest.digest(scratchBuffer, 0, bytes);
+            final long digest = ContentDigest.digest(scratchBuffer, 0, bytes);
+            deviceDigestNs += System.nanoTime() - start;
+            deviceDigests++;
+            return digest;
         }
     }
 
@@ -333,7 +424,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public long completedBatches()
     {
-        return completedBatches;
+        return streamCompleted[0] + streamCompleted[PAD];
     }
 
     /**
@@ -341,7 +432,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public long failedBatches()
     {
-        return failedBatches;
+        return streamFailed[0] + streamFailed[PAD];
     }
 
     /**
@@ -349,7 +440,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public long copiedBytes()
     {
-        return copiedBytes;
+        return streamBytes[0] + streamBytes[PAD];
     }
 
     /**
@@ -363,7 +454,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     }
 
     /**
-     * The last CUDA error seen on the backend thread, for diagnosing a failed batch.
+     * The last CUDA error seen on a stream thread, for diagnosing a failed batch.
      *
      * @return the CUDA error name, or CUDA_SUCCESS.
      */
@@ -373,21 +464,56 @@ public final class CudaDeviceBackend implements DeviceBackend
     }
 
     /**
+     * Counters of the run so far: batches, kernel launches and per-slot copy calls per stream, and the time spent
+     * in the synchronous device fills and digests (what a model's forward pass and the checks cost here).
+     *
+     * @return one line of counters.
+     */
+    public String stats()
+    {
+        final long fills;
+        final long fillNs;
+        final long digests;
+        final long digestNs;
+        synchronized (scratchLock)
+        {
+            fills = deviceFills;
+            fillNs = deviceFillNs;
+            digests = deviceDigests;
+            digestNs = deviceDigestNs;
+        }
+        return String.format(Locale.ROOT, "cuda stats: path %s; load stream %d batches, %d launches, " +
+            "%d copy calls, %s; compute stream %d batches, %d launches, %d copy calls, %s; failed %d; " +
+            "device fills %d in %.3f s; device digests %d in %.3f s", copyPath().cliName(),
+            streamCompleted[0], streamLaunches[0], streamCopyCalls[0], Sizes.bytes(streamBytes[0]),
+            streamCompleted[PAD], streamLaunches[PAD], streamCopyCalls[PAD], Sizes.bytes(streamBytes[PAD]),
+            failedBatches(), fills, fillNs / 1e9, digests, digestNs / 1e9);
+    }
+
+    /**
      * {@inheritDoc}
      */
     public String describe()
     {
         return "cuda " + deviceName + " (device " + deviceOrdinal + "): " +
             Sizes.pool("device KV", slotCounts[0], slotBytes[0]) + ", " +
-            Sizes.pool("device Mamba", slotCounts[1], slotBytes[1]) + ", pinned " +
-            Sizes.pool("host KV", slotCounts[2], slotBytes[2]) + ", pinned " +
+            Sizes.pool("device Mamba", slotCounts[1], slotBytes[1]) + ", " + hostKind() + " " +
+            Sizes.pool("host KV", slotCounts[2], slotBytes[2]) + ", " + hostKind() + " " +
             Sizes.pool("host Mamba", slotCounts[3], slotBytes[3]) + "; " +
-            batches.length + " batches of up to " + maxCopiesPerBatch + " copies on one stream; " + faults.describe();
+            batches.length + " batches of up to " + maxCopiesPerBatch + " copies on a load and a compute stream; " +
+            copyPathNote + "; " + faults[0].describe();
+    }
+
+    private String hostKind()
+    {
+        return null != registeredHost[Pool.HOST_KV.ordinal()] || null != registeredHost[Pool.HOST_MAMBA.ordinal()] ?
+            "registered" : "pinned";
     }
 
     /**
-     * Finish the submitted batches, stop the backend thread, then free the events, the stream, the GPU and pinned
-     * memory and the context. Close any L3 store using the host staging first: its buffers are freed here.
+     * Finish the submitted batches, stop the stream threads, then free the events, the streams, the kernel, the GPU
+     * and pinned memory and the context. Close any L3 store using the host staging first: its buffers are freed
+     * here.
      */
     public void close()
     {
@@ -403,21 +529,28 @@ public final class CudaDeviceBackend implements DeviceBackend
         if (started)
         {
             boolean interrupted = false;
-            while (cudaThread.isAlive())
+            for (final Thread t : streamThreads)
             {
-                try
+                while (t.isAlive())
                 {
-                    cudaThread.join();
-                }
-                catch (final InterruptedException ex)
-                {
-                    interrupted = true;
+                    try
+                    {
+                        t.join();
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        interrupted = true;
+                    }
                 }
             }
             if (interrupted)
             {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (Boolean.getBoolean("kvledger.cuda.stats"))
+        {
+            System.err.println(stats());
         }
         releaseResources();
     }
@@ -433,11 +566,14 @@ public final class CudaDeviceBackend implements DeviceBackend
         final CUdevice device = new CUdevice();
         check(JCudaDriver.cuDeviceGet(device, ordinal), "cuDeviceGet");
         final CUcontext ctx = new CUcontext();
-        check(JCudaDriver.cuCtxCreate(ctx, 0, device), "cuCtxCreate");
+        check(JCudaDriver.cuCtxCreate(ctx, CUctx_flags.CU_CTX_MAP_HOST, device), "cuCtxCreate");
         context = ctx;
-        final CUstream s = new CUstream();
-        check(JCudaDriver.cuStreamCreate(s, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-        stream = s;
+        for (int s = 0; s < STREAMS; s++)
+        {
+            final CUstream stream = new CUstream();
+            check(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+            streams[s] = stream;
+        }
 
         return deviceName(device);
     }
@@ -452,6 +588,7 @@ public final class CudaDeviceBackend implements DeviceBackend
             final long total = (long)count * bytes;
             slotCounts[p] = count;
             slotBytes[p] = bytes;
+            mappedBase[p] = new CUdeviceptr();
             if (CopyBatch.isDevice(pool))
             {
                 deviceSlots[p] = new CUdeviceptr[count];
@@ -460,6 +597,7 @@ public final class CudaDeviceBackend implements DeviceBackend
                     final CUdeviceptr base = new CUdeviceptr();
                     check(JCudaDriver.cuMemAlloc(base, total), "cuMemAlloc of " + Sizes.bytes(total) + " for " + pool);
                     deviceBase[p] = base;
+                    mappedBase[p] = base;
                     check(JCudaDriver.cuMemsetD8(base, (byte)0, total), "cuMemsetD8");
                     for (int i = 0; i < count; i++)
                     {
@@ -473,15 +611,24 @@ public final class CudaDeviceBackend implements DeviceBackend
                 hostBuffers[p] = new UnsafeBuffer[count];
                 if (count > 0)
                 {
-                    final Pointer base = new Pointer();
-                    check(JCudaDriver.cuMemAllocHost(base, total),
-                        "cuMemAllocHost of " + Sizes.bytes(total) + " for " + pool);
+                    final Pointer base = config.cudaRegisteredHost() ? registerHost(p, total, pool) : new Pointer();
+                    if (!config.cudaRegisteredHost())
+                    {
+                        check(JCudaDriver.cuMemHostAlloc(base, total,
+                            JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP | JCudaDriver.CU_MEMHOSTALLOC_PORTABLE),
+                            "cuMemHostAlloc of " + Sizes.bytes(total) + " for " + pool);
+                    }
                     hostBase[p] = base;
+                    final CUdeviceptr mapped = new CUdeviceptr();
+                    check(JCudaDriver.cuMemHostGetDevicePointer(mapped, base, 0), "cuMemHostGetDevicePointer");
+                    mappedBase[p] = mapped;
                     for (int i = 0; i < count; i++)
                     {
                         final long offset = (long)i * bytes;
                         hostSlots[p][i] = base.withByteOffset(offset);
-                        hostBuffers[p][i] = new UnsafeBuffer(base.getByteBuffer(offset, bytes));
+                        hostBuffers[p][i] = null != registeredHost[p] ?
+                            new UnsafeBuffer(registeredHost[p], (int)offset, bytes) :
+                            new UnsafeBuffer(base.getByteBuffer(offset, bytes));
                         hostBuffers[p][i].setMemory(0, bytes, (byte)0);
                     }
                 }
@@ -493,6 +640,89 @@ public final class CudaDeviceBackend implements DeviceBackend
         check(JCudaDriver.cuMemAllocHost(s, scratchBytes), "cuMemAllocHost of the scratch");
         scratch = s;
         scratchBuffer = new UnsafeBuffer(s.getByteBuffer(0, scratchBytes));
+    }
+
+    /**
+     * A host pool as a 2 MiB-aligned direct buffer, touched (so transparent huge pages can back it), then pinned
+     * and mapped with {@code cuMemHostRegister}.
+     */
+    private Pointer registerHost(final int p, final long total, final Pool pool)
+    {
+        final long rounded = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        if (rounded > Integer.MAX_VALUE - HUGE_PAGE)
+        {
+            throw new IllegalStateException("cuda: a registered host pool must stay below 2 GiB: " + pool + " needs " +
+                Sizes.bytes(total));
+        }
+        final ByteBuffer memory = BufferUtil.allocateDirectAligned((int)rounded, HUGE_PAGE);
+        new UnsafeBuffer(memory).setMemory(0, (int)rounded, (byte)0);
+        final Pointer base = Pointer.to(memory);
+        check(JCudaDriver.cuMemHostRegister(base, rounded,
+            JCudaDriver.CU_MEMHOSTREGISTER_DEVICEMAP | JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE),
+            "cuMemHostRegister of " + Sizes.bytes(rounded) + " for " + pool);
+        registeredHost[p] = memory;
+        return base;
+    }
+
+    private void prepareKernel(final DeviceConfig config)
+    {
+        if (!CopyPlanner.kernelCopyable(config.kvPageBytes()) || !CopyPlanner.kernelCopyable(config.mambaStateBytes()))
+        {
+            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel needs slot sizes that are " +
+                "multiples of 16 bytes)";
+            return;
+        }
+
+        final CUmodule m = new CUmodule();
+        final int rc = JCudaDriver.cuModuleLoadData(m, CopyKernel.image());
+        if (rc != SUCCESS)
+        {
+            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel did not load: " +
+                CUresult.stringFor(rc) + ")";
+            return;
+        }
+        module = m;
+        final CUfunction f = new CUfunction();
+        check(JCudaDriver.cuModuleGetFunction(f, m, CopyKernel.ENTRY), "cuModuleGetFunction " + CopyKernel.ENTRY);
+        kernel = f;
+
+        for (int s = 0; s < STREAMS; s++)
+        {
+            planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch);
+        }
+        tableBytesPerBatch = planners[0].tableBytes();
+        final long total = (long)tableBytesPerBatch * batches.length;
+        if (total > Integer.MAX_VALUE)
+        {
+            throw new IllegalStateException("cuda: copy tables of " + Sizes.bytes(total) + " exceed 2 GiB; use " +
+                "fewer batches, fewer copies per batch or a larger kernel chunk");
+        }
+        final Pointer host = new Pointer();
+        check(JCudaDriver.cuMemAllocHost(host, total), "cuMemAllocHost of " + Sizes.bytes(total) + " copy tables");
+        hostTables = host;
+        final CUdeviceptr device = new CUdeviceptr();
+        check(JCudaDriver.cuMemAlloc(device, total), "cuMemAlloc of " + Sizes.bytes(total) + " copy tables");
+        deviceTables = device;
+        hostTableAt = new Pointer[batches.length];
+        deviceTableAt = new CUdeviceptr[batches.length];
+        hostTableBuffer = new UnsafeBuffer[batches.length];
+        for (int i = 0; i < batches.length; i++)
+        {
+            final long offset = (long)i * tableBytesPerBatch;
+            hostTableAt[i] = host.withByteOffset(offset);
+            deviceTableAt[i] = device.withByteOffset(offset);
+            hostTableBuffer[i] = new UnsafeBuffer(host.getByteBuffer(offset, tableBytesPerBatch));
+        }
+        for (int s = 0; s < STREAMS; s++)
+        {
+            launchParams[s] = Pointer.to(Pointer.to(deviceTables), Pointer.to(launchFirst[s]),
+                Pointer.to(mappedBase[0]), Pointer.to(mappedBase[1]), Pointer.to(mappedBase[2]),
+                Pointer.to(mappedBase[3]));
+        }
+
+        kernelPath = config.cudaCopyPath() == CudaCopyPath.KERNEL;
+        copyPathNote = (kernelPath ? "copy kernel" : "direct copies (one cuMemcpyAsync per slot; copy kernel loaded)") +
+            " (" + kernelThreads + " threads per block, chunks of " + Sizes.bytes(kernelChunkBytes) + ")";
     }
 
     private void releaseResources()
@@ -523,45 +753,89 @@ public final class CudaDeviceBackend implements DeviceBackend
                 }
                 if (null != hostBase[p])
                 {
-                    JCudaDriver.cuMemFreeHost(hostBase[p]);
+                    if (null != registeredHost[p])
+                    {
+                        JCudaDriver.cuMemHostUnregister(hostBase[p]);
+                        registeredHost[p] = null;
+                    }
+                    else
+                    {
+                        JCudaDriver.cuMemFreeHost(hostBase[p]);
+                    }
                     hostBase[p] = null;
                 }
+            }
+            if (null != hostTables)
+            {
+                JCudaDriver.cuMemFreeHost(hostTables);
+                hostTables = null;
+            }
+            if (null != deviceTables)
+            {
+                JCudaDriver.cuMemFree(deviceTables);
+                deviceTables = null;
+            }
+            if (null != module)
+            {
+                JCudaDriver.cuModuleUnload(module);
+                module = null;
             }
             if (null != scratch)
             {
                 JCudaDriver.cuMemFreeHost(scratch);
                 scratch = null;
             }
-            if (null != stream)
+            for (int s = 0; s < STREAMS; s++)
             {
-                JCudaDriver.cuStreamDestroy(stream);
-                stream = null;
+                if (null != streams[s])
+                {
+                    JCudaDriver.cuStreamDestroy(streams[s]);
+                    streams[s] = null;
+                }
             }
             JCudaDriver.cuCtxDestroy(context);
             context = null;
         }
     }
 
-    private void runCudaLoop()
+    /**
+     * Which stream a batch runs on: a batch with a host-to-device copy is a load; the rest (device-local copies,
+     * backups) go on the compute stream. Loads queue behind loads and backups behind backups, but the two overlap.
+     */
+    static int streamOf(final CopyBatch batch)
+    {
+        for (int i = 0; i < batch.count(); i++)
+        {
+            if (!CopyBatch.isDevice(batch.srcPool(i)) && CopyBatch.isDevice(batch.dstPool(i)))
+            {
+                return LOAD_STREAM;
+            }
+        }
+        return COMPUTE_STREAM;
+    }
+
+    private void runStreamLoop(final int stream)
     {
         final boolean contextOk = record(JCudaDriver.cuCtxSetCurrent(context));
-        final IdleStrategy idle = idleStrategy;
+        final IdleStrategy idle = new BackoffIdleStrategy(100, 50, 1_000, 200_000);
+        final ManyToOneConcurrentArrayQueue<CopyBatch> queue = submitted[stream];
+        final int capacity = inFlight[stream].length;
         while (true)
         {
             int work = 0;
             CopyBatch batch;
-            while (inFlightSize < inFlight.length && null != (batch = submitted.poll()))
+            while (inFlightSize[stream] < capacity && null != (batch = queue.poll()))
             {
-                issue(batch, contextOk);
+                issue(batch, stream, contextOk);
                 work++;
             }
-            work += pollCompletions();
+            work += pollCompletions(stream);
 
             if (work > 0)
             {
                 idle.reset();
             }
-            else if (!running && inFlightSize == 0 && submitted.isEmpty())
+            else if (!running && inFlightSize[stream] == 0 && queue.isEmpty())
             {
                 break;
             }
@@ -572,7 +846,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
     }
 
-    private void issue(final CopyBatch batch, final boolean contextOk)
+    private void issue(final CopyBatch batch, final int stream, final boolean contextOk)
     {
         final int index = batch.index();
         final int count = batch.count();
@@ -580,48 +854,112 @@ public final class CudaDeviceBackend implements DeviceBackend
         int limit = count;
         if (faultsActive)
         {
-            final long delayNs = faults.nextDelayNs();
+            final FaultInjector injector = faults[stream];
+            final long delayNs = injector.nextDelayNs();
             if (delayNs > 0)
             {
                 LockSupport.parkNanos(delayNs);
             }
-            if (faults.nextFails())
+            if (injector.nextFails())
             {
                 ok = false;
-                limit = faults.nextPartialCount(count);
+                limit = injector.nextPartialCount(count);
             }
         }
 
         long bytes = 0;
-        for (int i = 0; i < limit && contextOk; i++)
+        if (contextOk)
         {
-            final Pool srcPool = batch.srcPool(i);
-            final int length = slotBytes[srcPool.ordinal()];
-            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i), length)))
+            final long moved = enqueue(batch, limit, stream, kernelPath);
+            if (moved < 0)
             {
                 ok = false;
-                break;
             }
-            bytes += length;
+            else
+            {
+                bytes = moved;
+            }
         }
 
+        final CUstream cuStream = streams[stream];
         batchOk[index] = ok;
         batchBytes[index] = bytes;
-        eventRecorded[index] = contextOk && record(JCudaDriver.cuEventRecord(events[index], stream));
+        eventRecorded[index] = contextOk && record(JCudaDriver.cuEventRecord(events[index], cuStream));
         if (!eventRecorded[index])
         {
             batchOk[index] = false;
             if (contextOk)
             {
-                record(JCudaDriver.cuStreamSynchronize(stream));
+                record(JCudaDriver.cuStreamSynchronize(cuStream));
             }
         }
 
-        inFlight[(inFlightHead + inFlightSize) % inFlight.length] = batch;
-        inFlightSize++;
+        final CopyBatch[] ring = inFlight[stream];
+        ring[(inFlightHead[stream] + inFlightSize[stream]) % ring.length] = batch;
+        inFlightSize[stream]++;
     }
 
-    private int copyAsync(final Pool srcPool, final int srcSlot, final Pool dstPool, final int dstSlot, final int bytes)
+    /**
+     * Put the first {@code limit} copies of a batch on a stream, by the copy kernel or by per-slot copies.
+     *
+     * @return the bytes enqueued, or -1 when a CUDA call failed (see {@link #lastError()}).
+     */
+    long enqueue(final CopyBatch batch, final int limit, final int stream, final boolean useKernel)
+    {
+        return useKernel ? enqueueKernel(batch, limit, stream) : enqueueDirect(batch, limit, stream);
+    }
+
+    private long enqueueKernel(final CopyBatch batch, final int limit, final int stream)
+    {
+        final int index = batch.index();
+        final CopyPlanner planner = planners[stream];
+        final int entries = planner.plan(batch, limit, hostTableBuffer[index]);
+        if (entries == 0)
+        {
+            return 0;
+        }
+        final CUstream cuStream = streams[stream];
+        if (!record(JCudaDriver.cuMemcpyHtoDAsync(deviceTableAt[index], hostTableAt[index],
+            (long)entries * CopyPlanner.ENTRY_BYTES, cuStream)))
+        {
+            return -1;
+        }
+        final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
+        for (int g = 0; g < planner.groups(); g++)
+        {
+            final int start = planner.groupStart(g);
+            launchFirst[stream][0] = tableFirst + start;
+            if (!record(JCudaDriver.cuLaunchKernel(kernel, planner.groupEnd(g) - start, 1, 1, kernelThreads, 1, 1,
+                0, cuStream, launchParams[stream], null)))
+            {
+                return -1;
+            }
+            streamLaunches[stream * PAD]++;
+        }
+        return planner.bytes();
+    }
+
+    private long enqueueDirect(final CopyBatch batch, final int limit, final int stream)
+    {
+        long bytes = 0;
+        for (int i = 0; i < limit; i++)
+        {
+            final Pool srcPool = batch.srcPool(i);
+            final int length = slotBytes[srcPool.ordinal()];
+            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i), length,
+                streams[stream])))
+            {
+                return -1;
+            }
+            streamCopyCalls[stream * PAD]++;
+            bytes += length;
+        }
+        return bytes;
+    }
+
+    private int copyAsync(
+        final Pool srcPool, final int srcSlot, final Pool dstPool, final int dstSlot, final int bytes,
+        final CUstream stream)
     {
         final int src = srcPool.ordinal();
         final int dst = dstPool.ordinal();
@@ -648,12 +986,13 @@ public final class CudaDeviceBackend implements DeviceBackend
         return rc;
     }
 
-    private int pollCompletions()
+    private int pollCompletions(final int stream)
     {
+        final CopyBatch[] ring = inFlight[stream];
         int done = 0;
-        while (inFlightSize > 0)
+        while (inFlightSize[stream] > 0)
         {
-            final CopyBatch batch = inFlight[inFlightHead];
+            final CopyBatch batch = ring[inFlightHead[stream]];
             final int index = batch.index();
             boolean ok = batchOk[index];
             if (eventRecorded[index])
@@ -669,27 +1008,27 @@ public final class CudaDeviceBackend implements DeviceBackend
                 }
             }
 
-            inFlight[inFlightHead] = null;
-            inFlightHead = (inFlightHead + 1) % inFlight.length;
-            inFlightSize--;
-            complete(batch, ok, batchBytes[index]);
+            ring[inFlightHead[stream]] = null;
+            inFlightHead[stream] = (inFlightHead[stream] + 1) % ring.length;
+            inFlightSize[stream]--;
+            complete(batch, stream, ok, batchBytes[index]);
             done++;
         }
 
         return done;
     }
 
-    private void complete(final CopyBatch batch, final boolean ok, final long bytes)
+    private void complete(final CopyBatch batch, final int stream, final boolean ok, final long bytes)
     {
         final long op = batch.op();
-        copiedBytes += bytes;
+        streamBytes[stream * PAD] += bytes;
         if (ok)
         {
-            completedBatches++;
+            streamCompleted[stream * PAD]++;
         }
         else
         {
-            failedBatches++;
+            streamFailed[stream * PAD]++;
         }
         batch.released();
         freeBatches.release(batch);
@@ -705,6 +1044,73 @@ public final class CudaDeviceBackend implements DeviceBackend
                 ex.printStackTrace();
             }
         }
+    }
+
+    // ---- synchronous measurement hooks for CudaSelfCheck and CudaDataPathBench (backend not started) ----
+
+    /**
+     * Make the backend's context current on the calling thread, for the measurement hooks.
+     */
+    void bindContext()
+    {
+        checkOpen();
+        check(JCudaDriver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    }
+
+    /**
+     * The stream a measurement hook uses.
+     *
+     * @param stream {@link #LOAD_STREAM} or {@link #COMPUTE_STREAM}.
+     * @return the CUDA stream.
+     */
+    CUstream stream(final int stream)
+    {
+        return streams[stream];
+    }
+
+    /**
+     * Enqueue a claimed batch on a stream from the calling thread, not through the backend's threads; the batch
+     * stays claimed. For measurements on a backend that is not started.
+     *
+     * @param batch     a claimed batch.
+     * @param stream    which stream.
+     * @param useKernel the copy kernel, or per-slot copies.
+     * @throws IllegalStateException when a CUDA call fails.
+     */
+    void enqueueNow(final CopyBatch batch, final int stream, final boolean useKernel)
+    {
+        if (started)
+        {
+            throw new IllegalStateException("measurement hooks need a backend that is not started");
+        }
+        if (useKernel && null == kernel)
+        {
+            throw new IllegalStateException("cuda: the copy kernel is not loaded: " + copyPathNote);
+        }
+        if (enqueue(batch, batch.count(), stream, useKernel) < 0)
+        {
+            throw new IllegalStateException("cuda: copy enqueue failed: " + lastError());
+        }
+    }
+
+    /**
+     * One copy of a whole range of a host pool to or from the same range of a device pool, on a stream: the
+     * single large copy the data path is measured against.
+     *
+     * @param hostPool   HOST_KV or HOST_MAMBA.
+     * @param devicePool DEVICE_KV or DEVICE_MAMBA.
+     * @param bytes      bytes from the start of both pools.
+     * @param toDevice   host to device, or device to host.
+     * @param stream     which stream.
+     */
+    void enqueueSingleCopy(
+        final Pool hostPool, final Pool devicePool, final long bytes, final boolean toDevice, final int stream)
+    {
+        final Pointer host = hostBase[hostPool.ordinal()];
+        final CUdeviceptr device = deviceBase[devicePool.ordinal()];
+        check(toDevice ?
+            JCudaDriver.cuMemcpyHtoDAsync(device, host, bytes, streams[stream]) :
+            JCudaDriver.cuMemcpyDtoHAsync(host, device, bytes, streams[stream]), "cuMemcpyAsync");
     }
 
     private boolean record(final int rc)

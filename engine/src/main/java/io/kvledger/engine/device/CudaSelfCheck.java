@@ -59,27 +59,9 @@ public final class CudaSelfCheck
         }
         out.println("PASS probe: " + CudaDeviceBackend.probeDescription());
 
-        final DeviceConfig config = new DeviceConfig()
-            .deviceKvPages(256).hostKvPages(256).kvPageBytes(32 * 1024)
-            .deviceMambaSlots(8).hostMambaSlots(8).mambaStateBytes(256 * 1024)
-            .batchCount(64).maxCopiesPerBatch(256);
-        final Completions completions = new Completions(4096);
-        try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
+        for (final CudaCopyPath path : CudaCopyPath.values())
         {
-            out.println("PASS allocate: " + backend.describe());
-            backend.start(completions);
-            checkKvRoundTrip(backend, completions);
-            checkMambaRoundTrip(backend, completions);
-            checkDeviceFill(backend);
-            checkConcurrentBatches(backend, completions);
-            measureLatency(backend, completions);
-            verdict(backend.failedBatches() == 0 && backend.listenerErrors() == 0, "counters",
-                "completed=" + backend.completedBatches() + " failed=" + backend.failedBatches() +
-                " copied=" + Sizes.bytes(backend.copiedBytes()) + " lastError=" + backend.lastError());
-        }
-        catch (final RuntimeException ex)
-        {
-            verdict(false, "backend", ex.toString());
+            checkBackend(path);
         }
 
         try
@@ -93,6 +75,33 @@ public final class CudaSelfCheck
 
         out.println(failures == 0 ? "PASS all checks" : "FAIL " + failures + " check(s)");
         return failures == 0 ? 0 : 1;
+    }
+
+    private void checkBackend(final CudaCopyPath path)
+    {
+        final DeviceConfig config = new DeviceConfig()
+            .deviceKvPages(256).hostKvPages(256).kvPageBytes(32 * 1024)
+            .deviceMambaSlots(8).hostMambaSlots(8).mambaStateBytes(256 * 1024)
+            .batchCount(64).maxCopiesPerBatch(256).cudaCopyPath(path);
+        final Completions completions = new Completions(4096);
+        try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
+        {
+            verdict(backend.copyPath() == path, "allocate " + path.cliName(), backend.describe());
+            backend.start(completions);
+            checkKvRoundTrip(backend, completions);
+            checkMambaRoundTrip(backend, completions);
+            checkDeviceFill(backend);
+            checkConcurrentBatches(backend, completions);
+            measureLatency(backend, completions);
+            verdict(backend.failedBatches() == 0 && backend.listenerErrors() == 0, "counters " + path.cliName(),
+                "completed=" + backend.completedBatches() + " failed=" + backend.failedBatches() +
+                " copied=" + Sizes.bytes(backend.copiedBytes()) + " lastError=" + backend.lastError() + "; " +
+                backend.stats());
+        }
+        catch (final RuntimeException ex)
+        {
+            verdict(false, "backend " + path.cliName(), ex.toString());
+        }
     }
 
     private void checkKvRoundTrip(final CudaDeviceBackend backend, final Completions completions)
@@ -307,7 +316,7 @@ public final class CudaSelfCheck
             ops = new AtomicLongArray(capacity);
         }
 
-        public void onCopyDone(final long op, final boolean ok)
+        public synchronized void onCopyDone(final long op, final boolean ok)
         {
             final long n = count.get();
             if (n < ops.length())

@@ -28,6 +28,10 @@ public final class DeviceConfig
     public static final int MAX_COPIES_PER_BATCH_DEFAULT = 1024;
     /** Default number of preallocated copy batches (the most batches in flight). */
     public static final int BATCH_COUNT_DEFAULT = 64;
+    /** Default most bytes one block of the copy kernel moves (one table entry). */
+    public static final int KERNEL_CHUNK_BYTES_DEFAULT = 32 * 1024;
+    /** Default threads per block of the copy kernel. */
+    public static final int KERNEL_THREADS_DEFAULT = 256;
 
     private int deviceKvPages = DEVICE_KV_PAGES_DEFAULT;
     private int deviceMambaSlots = DEVICE_MAMBA_SLOTS_DEFAULT;
@@ -42,6 +46,10 @@ public final class DeviceConfig
     private double failureProbability;
     private long seed;
     private int cudaDevice;
+    private CudaCopyPath cudaCopyPath = CudaCopyPath.KERNEL;
+    private int kernelChunkBytes = KERNEL_CHUNK_BYTES_DEFAULT;
+    private int kernelThreads = KERNEL_THREADS_DEFAULT;
+    private boolean cudaRegisteredHost = Boolean.getBoolean("kvledger.cuda.registeredHost");
 
     /**
      * Device KV pages.
@@ -394,6 +402,98 @@ public final class DeviceConfig
     }
 
     /**
+     * How the cuda backend copies between host and device memory.
+     *
+     * @return {@link CudaCopyPath#KERNEL} (the default) or {@link CudaCopyPath#DIRECT}.
+     */
+    public CudaCopyPath cudaCopyPath()
+    {
+        return cudaCopyPath;
+    }
+
+    /**
+     * Set how the cuda backend copies: one copy kernel launch per batch, or one {@code cuMemcpyAsync} per slot.
+     * The kernel path falls back to direct copies where the kernel cannot run (slot sizes not multiples of 16).
+     *
+     * @param cudaCopyPath the copy path.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig cudaCopyPath(final CudaCopyPath cudaCopyPath)
+    {
+        this.cudaCopyPath = cudaCopyPath;
+        return this;
+    }
+
+    /**
+     * Most bytes one thread block of the copy kernel moves: larger slots are split into chunks of this size.
+     *
+     * @return the chunk size in bytes.
+     */
+    public int kernelChunkBytes()
+    {
+        return kernelChunkBytes;
+    }
+
+    /**
+     * Set the most bytes one thread block of the copy kernel moves.
+     *
+     * @param kernelChunkBytes a positive multiple of 16.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelChunkBytes(final int kernelChunkBytes)
+    {
+        this.kernelChunkBytes = kernelChunkBytes;
+        return this;
+    }
+
+    /**
+     * Threads per block of the copy kernel.
+     *
+     * @return threads per block.
+     */
+    public int kernelThreads()
+    {
+        return kernelThreads;
+    }
+
+    /**
+     * Set the threads per block of the copy kernel.
+     *
+     * @param kernelThreads a multiple of 32 from 32 to 1024.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelThreads(final int kernelThreads)
+    {
+        this.kernelThreads = kernelThreads;
+        return this;
+    }
+
+    /**
+     * Whether the cuda backend's host pools are 2 MiB-aligned direct buffers pinned with {@code cuMemHostRegister}
+     * (so transparent huge pages can back them) rather than {@code cuMemHostAlloc} memory. The default is false, or
+     * the system property {@code kvledger.cuda.registeredHost}.
+     *
+     * @return true for registered host pools.
+     */
+    public boolean cudaRegisteredHost()
+    {
+        return cudaRegisteredHost;
+    }
+
+    /**
+     * Choose registered host pools (2 MiB-aligned direct buffers, {@code cuMemHostRegister}) over
+     * {@code cuMemHostAlloc}; each pool must then stay below 2 GiB.
+     *
+     * @param cudaRegisteredHost true for registered host pools.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig cudaRegisteredHost(final boolean cudaRegisteredHost)
+    {
+        this.cudaRegisteredHost = cudaRegisteredHost;
+        return this;
+    }
+
+    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -439,6 +539,20 @@ public final class DeviceConfig
         {
             throw new IllegalArgumentException("cudaDevice must be >= 0: " + cudaDevice);
         }
+        if (null == cudaCopyPath)
+        {
+            throw new IllegalArgumentException("cudaCopyPath must be kernel or direct");
+        }
+        if (kernelChunkBytes < 16 || (kernelChunkBytes & 15) != 0)
+        {
+            throw new IllegalArgumentException("kernelChunkBytes must be a positive multiple of 16: " +
+                kernelChunkBytes);
+        }
+        if (kernelThreads < 32 || kernelThreads > 1024 || (kernelThreads & 31) != 0)
+        {
+            throw new IllegalArgumentException("kernelThreads must be a multiple of 32 from 32 to 1024: " +
+                kernelThreads);
+        }
         return this;
     }
 
@@ -461,6 +575,10 @@ public final class DeviceConfig
             ", failureProbability=" + failureProbability +
             ", seed=" + seed +
             ", cudaDevice=" + cudaDevice +
+            ", cudaCopyPath=" + cudaCopyPath +
+            ", kernelChunkBytes=" + kernelChunkBytes +
+            ", kernelThreads=" + kernelThreads +
+            ", cudaRegisteredHost=" + cudaRegisteredHost +
             '}';
     }
 

@@ -75,7 +75,8 @@ public final class KvLedger implements AutoCloseable
             .kvPageBytes(config.kvPageBytes()).mambaStateBytes(config.mambaStateBytes())
             .maxCopiesPerBatch(config.maxRequestPages() + 4).batchCount(Math.max(64, config.maxOps() / 4))
             .copyDelayNs(options.copyDelayMinNs, options.copyDelayMaxNs)
-            .failureProbability(options.copyFailureProbability).seed(config.seed());
+            .failureProbability(options.copyFailureProbability).seed(config.seed())
+            .cudaCopyPath(options.cudaCopyPath);
         final StringBuilder message = new StringBuilder();
         final DeviceBackend device = DeviceBackends.create(options.device, deviceConfig, message);
         final L3Store store = options.store == KvLedgerOptions.StoreKind.MEMORY ?

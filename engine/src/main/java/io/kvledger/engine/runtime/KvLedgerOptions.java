@@ -1,6 +1,7 @@
 package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.device.CudaCopyPath;
 import io.kvledger.journal.codec.DeviceKind;
 
 import java.nio.file.Path;
@@ -38,4 +39,6 @@ public final class KvLedgerOptions
     public double copyFailureProbability;
     /** Journal label written into the header. */
     public String label = "";
+    /** How the cuda device copies: one copy kernel launch per batch, or one cuMemcpyAsync per slot. */
+    public CudaCopyPath cudaCopyPath = CudaCopyPath.KERNEL;
 }

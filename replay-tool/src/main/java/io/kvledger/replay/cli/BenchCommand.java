@@ -2,12 +2,15 @@ package io.kvledger.replay.cli;
 
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.device.CudaDataPathBench;
+import io.kvledger.engine.device.CudaDeviceBackend;
 import io.kvledger.engine.sim.RecordedRun;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalWriter;
+import io.kvledger.journal.codec.DeviceKind;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -48,9 +51,26 @@ final class BenchCommand implements Callable<Integer>
         "${DEFAULT-VALUE}; the first quarter warms up).")
     int iterations;
 
+    @Option(names = "--device", converter = RunCommand.DeviceConverter.class, paramLabel = "host|cuda",
+        defaultValue = "host", description = "Device of --data-path (default: ${DEFAULT-VALUE}).")
+    DeviceKind device;
+
+    @Option(names = "--data-path", description = "Measure the GPU data path instead (needs --device cuda): " +
+        "scattered page loads and backups by the copy kernel, per-page copies and one single copy, 4 KiB to 1 MiB " +
+        "pages, digests checked; and a pr-bench load's launch-to-completion time.")
+    boolean dataPath;
+
+    @Option(names = "--repeats", defaultValue = "5", description = "Timed runs per --data-path measurement " +
+        "(default: ${DEFAULT-VALUE}; the median is shown).")
+    int repeats;
+
     @Override
     public Integer call() throws IOException
     {
+        if (dataPath || device != DeviceKind.HOST)
+        {
+            return dataPath();
+        }
         final PrintWriter out = spec.commandLine().getOut();
         final RecordedRun run = RecordedRun.record(workload, requests, 1);
         final EngineConfig config = run.config;
@@ -122,6 +142,25 @@ final class BenchCommand implements Callable<Integer>
         }
         print(out, "journal append (unsynced)", append, appended, appendNanos);
         return KvledgerMain.EXIT_CLEAN;
+    }
+
+    private int dataPath()
+    {
+        if (!dataPath || device != DeviceKind.CUDA)
+        {
+            throw new CliException(dataPath ? "bench --data-path needs --device cuda" :
+                "bench --device cuda measures the data path: add --data-path");
+        }
+        if (repeats < 1)
+        {
+            throw new CliException("--repeats must be >= 1: " + repeats);
+        }
+        final StringBuilder whyNot = new StringBuilder();
+        if (!CudaDeviceBackend.available(whyNot))
+        {
+            throw new CliException("bench --data-path needs an NVIDIA GPU: " + whyNot);
+        }
+        return CudaDataPathBench.run(spec.commandLine().getOut(), spec.commandLine().getErr(), repeats, 1);
     }
 
     private static void print(final PrintWriter out, final String what, final Histogram h, final long count,

@@ -3,6 +3,7 @@ package io.kvledger.replay.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.FaultSwitch;
+import io.kvledger.engine.device.CudaCopyPath;
 import io.kvledger.engine.runtime.KvLedgerOptions;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.engine.sim.WorkloadOptions;
@@ -121,6 +122,11 @@ final class RunCommand implements Callable<Integer>
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--io-backend", converter = CopyPathConverter.class, paramLabel = "kernel|direct",
+        description = "How --device cuda copies: one copy kernel launch per batch, or one cuMemcpyAsync per page " +
+            "(default: ${DEFAULT-VALUE}).", defaultValue = "kernel")
+    CudaCopyPath ioBackend;
+
     @Override
     public Integer call()
     {
@@ -194,6 +200,7 @@ final class RunCommand implements Callable<Integer>
         o.copyDelayMinNs = copyDelayUs * 1_000;
         o.copyDelayMaxNs = copyDelayUs * 1_000;
         o.label = "kvledger run " + workload.cliName();
+        o.cudaCopyPath = ioBackend;
         return o;
     }
 
@@ -302,6 +309,21 @@ final class RunCommand implements Callable<Integer>
                 case "cuda": return DeviceKind.CUDA;
                 default: throw new TypeConversionException("unknown device '" + value + "' (host or cuda)");
             }
+        }
+    }
+
+    /** Reads a cuda copy path. */
+    static final class CopyPathConverter implements ITypeConverter<CudaCopyPath>
+    {
+        @Override
+        public CudaCopyPath convert(final String value)
+        {
+            final CudaCopyPath path = CudaCopyPath.parse(value);
+            if (path == null)
+            {
+                throw new TypeConversionException("unknown io backend '" + value + "' (kernel or direct)");
+            }
+            return path;
         }
     }
 

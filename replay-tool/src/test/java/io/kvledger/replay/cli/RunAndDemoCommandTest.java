@@ -71,6 +71,35 @@ class RunAndDemoCommandTest
     }
 
     @Test
+    void shouldRefuseTheDataPathBenchmarkWithOneLineWithoutCudaOrAGpu()
+    {
+        assertTrue(kvledger("bench", "--data-path").failsWithOneLine().contains("bench --data-path needs --device cuda"));
+        assertTrue(kvledger("bench", "--device", "cuda").failsWithOneLine().contains("add --data-path"));
+        assertTrue(kvledger("bench", "--device", "gpu").failsWithOneLine().contains("unknown device 'gpu'"));
+        if (!io.kvledger.engine.device.CudaDeviceBackend.available(null))
+        {
+            final String line = kvledger("bench", "--device", "cuda", "--data-path").failsWithOneLine();
+            assertTrue(line.startsWith("kvledger: bench --data-path needs an NVIDIA GPU: cuda: "), line);
+        }
+    }
+
+    @Test
+    void shouldFallBackToHostMemoryFromTheCudaCopyPaths(@TempDir final Path dir)
+    {
+        assertTrue(kvledger("run", "--io-backend", "layer", "--journal", dir.resolve("x")).failsWithOneLine()
+            .contains("unknown io backend 'layer' (kernel or direct)"));
+        final CliRun run = kvledger("run", "--device", "cuda", "--io-backend", "direct", "--requests", 4,
+            "--prompt-tokens", 512, "--extend-tokens", 64, "--journal", dir.resolve("journal"), "--store-dir",
+            dir.resolve("l3")).exits(0);
+        assertTrue(run.out().contains("digest mismatches 0"), run.out());
+        if (!io.kvledger.engine.device.CudaDeviceBackend.available(null))
+        {
+            assertTrue(run.out().contains("note              cuda: ") && run.out().contains("using host memory"),
+                run.out());
+        }
+    }
+
+    @Test
     void shouldTellTheWholeStoryInTheDemo(@TempDir final Path dir) throws Exception
     {
         final CliRun demo = kvledger("demo", "--dir", dir.resolve("demo"), "--requests", 24).exits(0);

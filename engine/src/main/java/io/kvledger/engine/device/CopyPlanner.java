@@ -1,0 +1,261 @@
+package io.kvledger.engine.device;
+
+import io.kvledger.journal.codec.Pool;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/**
+ * Packs a {@link CopyBatch} into the entry table of the copy kernel ({@code copy.ptx}): one 32-byte entry per
+ * chunk of at most {@link #chunkBytes()} bytes, each naming a source and destination pool and byte offset, and
+ * splits the table into launch groups where a copy depends on an earlier copy of the same batch.
+ * <p>
+ * A batch keeps the host backend's meaning: its copies take effect in order. One kernel launch runs its entries
+ * in any order at once, so a new group starts at a copy that reads a slot an earlier copy of the group writes,
+ * or writes a slot an earlier copy of the group reads or writes (a Mamba state loaded then copied on write, for
+ * example); loads and backups of distinct slots stay one launch. Hazards are found with per-slot stamps, so
+ * planning is linear in the batch and allocation-free.
+ * <p>
+ * Entry layout (little-endian): u64 source offset, u64 destination offset, u32 source pool, u32 destination pool,
+ * u32 bytes, u32 unused. Thread ownership: one planner per issuing thread.
+ */
+final class CopyPlanner
+{
+    /** Bytes of one table entry. */
+    static final int ENTRY_BYTES = 32;
+    /** The kernel moves 16-byte words: every slot size and chunk must be a multiple of this. */
+    static final int WORD_BYTES = 16;
+
+    private static final int POOLS = 4;
+
+    private final int[] slotBytes;
+    private final int chunkBytes;
+    private final int maxEntries;
+    private final int[][] readStamp = new int[POOLS][];
+    private final int[][] writeStamp = new int[POOLS][];
+    private final int[] groupEnd;
+    private int stamp;
+    private int groups;
+    private int entries;
+    private long bytes;
+
+    /**
+     * A planner for batches of up to {@code maxCopies} copies over pools of the given sizes.
+     *
+     * @param slotCounts slots per pool, indexed by {@link Pool#ordinal()}.
+     * @param slotBytes  bytes per slot per pool; multiples of {@link #WORD_BYTES}.
+     * @param chunkBytes most bytes one entry (one thread block) moves; a multiple of {@link #WORD_BYTES}.
+     * @param maxCopies  most copies in one batch.
+     * @throws IllegalArgumentException for sizes the kernel cannot move.
+     */
+    CopyPlanner(final int[] slotCounts, final int[] slotBytes, final int chunkBytes, final int maxCopies)
+    {
+        if (chunkBytes < WORD_BYTES || chunkBytes % WORD_BYTES != 0)
+        {
+            throw new IllegalArgumentException("kernel chunk must be a positive multiple of 16 bytes: " + chunkBytes);
+        }
+        int largest = 0;
+        for (int p = 0; p < POOLS; p++)
+        {
+            if (!kernelCopyable(slotBytes[p]))
+            {
+                throw new IllegalArgumentException("the copy kernel needs slot sizes that are multiples of 16 bytes: " +
+                    Pool.values()[p] + " has " + slotBytes[p]);
+            }
+            largest = Math.max(largest, slotBytes[p]);
+            readStamp[p] = new int[slotCounts[p]];
+            writeStamp[p] = new int[slotCounts[p]];
+        }
+        this.slotBytes = slotBytes.clone();
+        this.chunkBytes = chunkBytes;
+        this.maxEntries = entriesFor(maxCopies, largest, chunkBytes);
+        this.groupEnd = new int[Math.max(1, maxCopies)];
+    }
+
+    /**
+     * Whether a slot size can go through the kernel.
+     *
+     * @param slotBytes bytes of one slot.
+     * @return true for a positive multiple of 16.
+     */
+    static boolean kernelCopyable(final int slotBytes)
+    {
+        return slotBytes > 0 && slotBytes % WORD_BYTES == 0;
+    }
+
+    /**
+     * Table entries needed, at most, for a batch.
+     *
+     * @param maxCopies  copies in the batch.
+     * @param slotBytes  largest slot size.
+     * @param chunkBytes bytes per entry.
+     * @return the entry count of a full batch of the largest slots.
+     */
+    static int entriesFor(final int maxCopies, final int slotBytes, final int chunkBytes)
+    {
+        final long perCopy = (slotBytes + (long)chunkBytes - 1) / chunkBytes;
+        final long total = perCopy * maxCopies;
+        if (total > Integer.MAX_VALUE / ENTRY_BYTES)
+        {
+            throw new IllegalArgumentException("copy table too large: " + maxCopies + " copies of " + slotBytes +
+                " bytes in chunks of " + chunkBytes);
+        }
+        return (int)total;
+    }
+
+    /**
+     * Most entries one planned batch can take.
+     *
+     * @return the entry capacity a table buffer needs.
+     */
+    int maxEntries()
+    {
+        return maxEntries;
+    }
+
+    /**
+     * Bytes a table buffer needs.
+     *
+     * @return {@link #maxEntries()} times {@link #ENTRY_BYTES}.
+     */
+    int tableBytes()
+    {
+        return maxEntries * ENTRY_BYTES;
+    }
+
+    /**
+     * Bytes one entry moves at most.
+     *
+     * @return the chunk size.
+     */
+    int chunkBytes()
+    {
+        return chunkBytes;
+    }
+
+    /**
+     * Write the entries of the first {@code limit} copies of a batch into a table and find its launch groups.
+     *
+     * @param batch the batch (claimed or submitted; read only).
+     * @param limit copies to plan, from the first; less than {@code batch.count()} for an injected partial failure.
+     * @param table receives the entries from index 0; at least {@link #tableBytes()} long.
+     * @return the number of entries written.
+     */
+    int plan(final CopyBatch batch, final int limit, final MutableDirectBuffer table)
+    {
+        groups = 0;
+        entries = 0;
+        bytes = 0;
+        if (limit <= 0)
+        {
+            return 0;
+        }
+
+        nextStamp();
+        for (int i = 0; i < limit; i++)
+        {
+            final Pool srcPool = batch.srcPool(i);
+            final Pool dstPool = batch.dstPool(i);
+            final int src = srcPool.ordinal();
+            final int dst = dstPool.ordinal();
+            final int srcSlot = batch.srcSlot(i);
+            final int dstSlot = batch.dstSlot(i);
+            if (writeStamp[src][srcSlot] == stamp || writeStamp[dst][dstSlot] == stamp ||
+                readStamp[dst][dstSlot] == stamp)
+            {
+                groupEnd[groups++] = entries;
+                nextStamp();
+            }
+            readStamp[src][srcSlot] = stamp;
+            writeStamp[dst][dstSlot] = stamp;
+
+            final int length = slotBytes[src];
+            final long srcBase = (long)srcSlot * length;
+            final long dstBase = (long)dstSlot * slotBytes[dst];
+            for (int offset = 0; offset < length; offset += chunkBytes)
+            {
+                final int piece = Math.min(chunkBytes, length - offset);
+                final int at = entries * ENTRY_BYTES;
+                table.putLong(at, srcBase + offset, ByteOrder.LITTLE_ENDIAN);
+                table.putLong(at + 8, dstBase + offset, ByteOrder.LITTLE_ENDIAN);
+                table.putInt(at + 16, src, ByteOrder.LITTLE_ENDIAN);
+                table.putInt(at + 20, dst, ByteOrder.LITTLE_ENDIAN);
+                table.putInt(at + 24, piece, ByteOrder.LITTLE_ENDIAN);
+                table.putInt(at + 28, 0, ByteOrder.LITTLE_ENDIAN);
+                entries++;
+            }
+            bytes += length;
+        }
+        groupEnd[groups++] = entries;
+
+        return entries;
+    }
+
+    /**
+     * Launch groups of the last plan: group {@code g} is entries {@code groupStart(g) .. groupEnd(g) - 1}, and
+     * must finish before group {@code g + 1} starts.
+     *
+     * @return the number of launches the last plan needs (0 for an empty plan).
+     */
+    int groups()
+    {
+        return groups;
+    }
+
+    /**
+     * First entry of a launch group.
+     *
+     * @param group group index.
+     * @return the entry index where it starts.
+     */
+    int groupStart(final int group)
+    {
+        return group == 0 ? 0 : groupEnd[group - 1];
+    }
+
+    /**
+     * One past the last entry of a launch group.
+     *
+     * @param group group index.
+     * @return the entry index where the next group starts.
+     */
+    int groupEnd(final int group)
+    {
+        return groupEnd[group];
+    }
+
+    /**
+     * Entries of the last plan.
+     *
+     * @return the entry count.
+     */
+    int entries()
+    {
+        return entries;
+    }
+
+    /**
+     * Bytes the last plan moves.
+     *
+     * @return the sum of the planned copies' slot sizes.
+     */
+    long bytes()
+    {
+        return bytes;
+    }
+
+    private void nextStamp()
+    {
+        stamp++;
+        if (stamp == Integer.MAX_VALUE)
+        {
+            for (int p = 0; p < POOLS; p++)
+            {
+                Arrays.fill(readStamp[p], 0);
+                Arrays.fill(writeStamp[p], 0);
+            }
+            stamp = 1;
+        }
+    }
+}

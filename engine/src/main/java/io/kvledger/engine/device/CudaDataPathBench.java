@@ -1,0 +1,508 @@
+package io.kvledger.engine.device;
+
+import io.kvledger.journal.codec.Pool;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUresult;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+
+import java.io.PrintWriter;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The data-path benchmark of {@code kvledger bench --device cuda --data-path}: for each page size (4 KiB to
+ * 1 MiB) it loads N scattered pages (random host and device slot ids) in one batch and backs them up again, by
+ * the copy kernel (one launch) and by per-page {@code cuMemcpyAsync}, against one single copy of the same bytes
+ * (the peak), host to device and device to host; every page's digest is checked after every path. Then it times
+ * a pr-bench load (64 pages of 64 KiB and a 1 MiB Mamba state in one batch) from launch to completion, for a few
+ * kernel shapes, and from submit to the completion callback through the running backend.
+ * <p>
+ * GPU times come from CUDA events around each batch on the load stream (median of the repeats); the pr-bench
+ * latency is wall time from the enqueue call to {@code cuEventQuery} reporting the batch done. Single-threaded.
+ */
+public final class CudaDataPathBench
+{
+    /** Page sizes measured. */
+    static final int[] PAGE_SIZES = { 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20 };
+    /** Goal of the kernel path: this share of the single-copy peak at every page size. */
+    static final double GOAL_SHARE = 0.90;
+    /** Goal of a pr-bench load, launch to completion, microseconds. */
+    static final double GOAL_LOAD_US = 110;
+
+    private static final long BATCH_BYTES = 256L << 20;
+    private static final int MAX_PAGES = 8192;
+    private static final int PR_PAGES = 64;
+    private static final int PR_PAGE_BYTES = 64 << 10;
+    private static final int PR_STATE_BYTES = 1 << 20;
+
+    private final PrintWriter out;
+    private final int repeats;
+    private final SplittableRandom random;
+    private int failures;
+    private int goalsMissed;
+
+    private CudaDataPathBench(final PrintWriter out, final int repeats, final long seed)
+    {
+        this.out = out;
+        this.repeats = repeats;
+        this.random = new SplittableRandom(seed);
+    }
+
+    /**
+     * Pages in the batch for a page size: 256 MiB of pages, at most 8,192.
+     *
+     * @param pageBytes bytes per page.
+     * @return the page count.
+     */
+    static int pagesFor(final int pageBytes)
+    {
+        return (int)Math.min(MAX_PAGES, BATCH_BYTES / pageBytes);
+    }
+
+    /**
+     * Run the benchmark.
+     *
+     * @param out     receives the report.
+     * @param err     receives the one-line reason when no GPU can be used.
+     * @param repeats timed runs per measurement (the median is shown), at least 1.
+     * @param seed    seed of the random slot ids and contents.
+     * @return 0 when every digest matched and every path ran, 1 otherwise, 2 when no usable GPU was found.
+     */
+    public static int run(final PrintWriter out, final PrintWriter err, final int repeats, final long seed)
+    {
+        final StringBuilder whyNot = new StringBuilder();
+        if (!CudaDeviceBackend.available(whyNot))
+        {
+            err.println("bench --data-path needs an NVIDIA GPU: " + whyNot);
+            err.flush();
+            return 2;
+        }
+        final CudaDataPathBench bench = new CudaDataPathBench(out, Math.max(1, repeats), seed);
+        try
+        {
+            bench.runAll();
+        }
+        catch (final RuntimeException ex)
+        {
+            bench.failures++;
+            out.println("FAIL " + ex);
+        }
+        out.printf(Locale.ROOT, "%s: %d failure(s), %d goal(s) missed%n", bench.failures == 0 ? "PASS" : "FAIL",
+            bench.failures, bench.goalsMissed);
+        out.flush();
+        return bench.failures == 0 ? 0 : 1;
+    }
+
+    private void runAll()
+    {
+        out.println("data path: " + CudaDeviceBackend.probeDescription());
+        out.printf(Locale.ROOT, "scattered pages, random slot ids, one batch per direction; GB/s = 1e9 bytes/s by " +
+            "CUDA events, median of %d runs; %% of the single copy of the same bytes%n", repeats);
+        out.println("page       pages  batch    | H2D kernel       H2D per-page     H2D single | " +
+            "D2H kernel       D2H per-page     D2H single | digests");
+        for (final int pageBytes : PAGE_SIZES)
+        {
+            pageSize(pageBytes, false, false, true);
+            out.flush();
+        }
+        out.println("the same with host pools registered (2 MiB-aligned direct buffers, cuMemHostRegister), and with " +
+            "sequential slot ids (pinned, slot i to slot i): where the scattered cost comes from");
+        for (final int pageBytes : PAGE_SIZES)
+        {
+            pageSize(pageBytes, true, false, false);
+            out.flush();
+        }
+        for (final int pageBytes : new int[]{ 4 << 10, 64 << 10 })
+        {
+            pageSize(pageBytes, false, true, false);
+            out.flush();
+        }
+        out.println();
+        prBenchLoad();
+    }
+
+    private void pageSize(final int pageBytes, final boolean registered, final boolean sequential, final boolean goal)
+    {
+        final int pages = pagesFor(pageBytes);
+        final DeviceConfig config = new DeviceConfig()
+            .kvPageBytes(pageBytes).mambaStateBytes(pageBytes)
+            .deviceKvPages(2 * pages).hostKvPages(3 * pages).deviceMambaSlots(1).hostMambaSlots(1)
+            .maxCopiesPerBatch(pages).batchCount(2).cudaRegisteredHost(registered);
+        try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
+        {
+            backend.bindContext();
+            final int[] hostSlots = sequential ? identity(3 * pages) : permutation(3 * pages);
+            final int[] deviceSlots = sequential ? identity(2 * pages) : permutation(2 * pages);
+            final long[] seeds = new long[pages];
+            final long[] expected = new long[pages];
+            for (int i = 0; i < pages; i++)
+            {
+                seeds[i] = random.nextLong();
+            }
+
+            final long bytes = (long)pages * pageBytes;
+            final CopyBatch kernelBatch = backend.claimBatch();
+            final CopyBatch directBatch = backend.claimBatch();
+            for (int i = 0; i < pages; i++)
+            {
+                kernelBatch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[i]);
+                directBatch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[pages + i]);
+            }
+            try (Timer timer = new Timer(backend.stream(CudaDeviceBackend.LOAD_STREAM)))
+            {
+                // the single copies first: they overwrite the start of both pools; then the pages are filled
+                final double h2dSingle = gbps(bytes, timer.single(backend, bytes, true, repeats));
+                final double d2hSingle = gbps(bytes, timer.single(backend, bytes, false, repeats));
+                for (int i = 0; i < pages; i++)
+                {
+                    backend.fill(Pool.HOST_KV, hostSlots[i], seeds[i]);
+                    expected[i] = backend.digest(Pool.HOST_KV, hostSlots[i]);
+                }
+                final double h2dKernel = gbps(bytes, timer.batch(backend, kernelBatch, true, repeats));
+                final double h2dDirect = gbps(bytes, timer.batch(backend, directBatch, false, repeats));
+                int mismatches = 0;
+                for (int i = 0; i < pages; i++)
+                {
+                    mismatches += backend.digest(Pool.DEVICE_KV, deviceSlots[i]) == expected[i] ? 0 : 1;
+                    mismatches += backend.digest(Pool.DEVICE_KV, deviceSlots[pages + i]) == expected[i] ? 0 : 1;
+                }
+
+                kernelBatch.clear();
+                directBatch.clear();
+                for (int i = 0; i < pages; i++)
+                {
+                    kernelBatch.add(Pool.DEVICE_KV, deviceSlots[i], Pool.HOST_KV, hostSlots[pages + i]);
+                    directBatch.add(Pool.DEVICE_KV, deviceSlots[pages + i], Pool.HOST_KV, hostSlots[2 * pages + i]);
+                }
+                final double d2hKernel = gbps(bytes, timer.batch(backend, kernelBatch, true, repeats));
+                final double d2hDirect = gbps(bytes, timer.batch(backend, directBatch, false, repeats));
+                for (int i = 0; i < pages; i++)
+                {
+                    mismatches += backend.digest(Pool.HOST_KV, hostSlots[pages + i]) == expected[i] ? 0 : 1;
+                    mismatches += backend.digest(Pool.HOST_KV, hostSlots[2 * pages + i]) == expected[i] ? 0 : 1;
+                }
+
+                if (mismatches > 0)
+                {
+                    failures++;
+                }
+                final boolean met = h2dKernel >= GOAL_SHARE * h2dSingle && d2hKernel >= GOAL_SHARE * d2hSingle;
+                if (goal && !met)
+                {
+                    goalsMissed++;
+                }
+                final String label = Sizes.bytes(pageBytes) + (registered ? " reg" : sequential ? " seq" : "");
+                out.printf(Locale.ROOT, "%-10s %-6d %-8s | %-16s %-16s %-10s | %-16s %-16s %-10s | %d of %d " +
+                    "mismatched; kernel >= 90%%: %s%n", label, pages, Sizes.bytes(bytes),
+                    share(h2dKernel, h2dSingle), share(h2dDirect, h2dSingle), String.format(Locale.ROOT, "%.1f",
+                    h2dSingle), share(d2hKernel, d2hSingle), share(d2hDirect, d2hSingle),
+                    String.format(Locale.ROOT, "%.1f", d2hSingle), mismatches, 4 * pages, met ? "yes" : "NO");
+            }
+        }
+    }
+
+    private void prBenchLoad()
+    {
+        out.printf(Locale.ROOT, "pr-bench load: %d pages of %s (random slots) + one %s Mamba state in one batch; " +
+            "launch to completion = enqueue call to cuEventQuery done, wall time, %d samples%n", PR_PAGES,
+            Sizes.bytes(PR_PAGE_BYTES), Sizes.bytes(PR_STATE_BYTES), 200);
+        final int[][] shapes = { { 256, 16 << 10 }, { 256, 32 << 10 }, { 256, 64 << 10 }, { 512, 32 << 10 },
+            { 512, 64 << 10 }, { 1024, 64 << 10 } };
+        double best = Double.MAX_VALUE;
+        for (final int[] shape : shapes)
+        {
+            best = Math.min(best, prBenchLoad(shape[0], shape[1], true, false));
+        }
+        best = Math.min(best, prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT, DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT,
+            true, true));
+        prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT, DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT, false, false);
+        final double defaultShape = prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT,
+            DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT, true, false);
+        if (defaultShape > GOAL_LOAD_US)
+        {
+            goalsMissed++;
+        }
+        out.printf(Locale.ROOT, "pr-bench load goal <= %.0f us: default shape p50 %.1f us (%s), best shape p50 " +
+            "%.1f us%n", GOAL_LOAD_US, defaultShape, defaultShape <= GOAL_LOAD_US ? "met" : "MISSED", best);
+        submitToCallback();
+    }
+
+    private double prBenchLoad(final int threads, final int chunkBytes, final boolean useKernel,
+        final boolean registered)
+    {
+        final DeviceConfig config = prBenchConfig().kernelThreads(threads).kernelChunkBytes(chunkBytes)
+            .cudaRegisteredHost(registered);
+        try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
+        {
+            backend.bindContext();
+            final CopyBatch batch = backend.claimBatch();
+            final long[] expected = prBenchBatch(backend, batch);
+            final CUstream stream = backend.stream(CudaDeviceBackend.LOAD_STREAM);
+            final CUevent done = new CUevent();
+            check(JCudaDriver.cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+            final int warmUp = 20;
+            final int samples = 200;
+            final long[] ns = new long[samples];
+            try
+            {
+                for (int i = 0; i < warmUp + samples; i++)
+                {
+                    final long start = System.nanoTime();
+                    backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, useKernel);
+                    check(JCudaDriver.cuEventRecord(done, stream), "cuEventRecord");
+                    int rc;
+                    while ((rc = JCudaDriver.cuEventQuery(done)) == CUresult.CUDA_ERROR_NOT_READY)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    check(rc, "cuEventQuery");
+                    final long took = System.nanoTime() - start;
+                    if (i >= warmUp)
+                    {
+                        ns[i - warmUp] = took;
+                    }
+                }
+            }
+            finally
+            {
+                JCudaDriver.cuEventDestroy(done);
+            }
+            final int mismatches = prBenchMismatches(backend, batch, expected);
+            if (mismatches > 0)
+            {
+                failures++;
+            }
+            Arrays.sort(ns);
+            final double p50 = ns[samples / 2] / 1e3;
+            out.printf(Locale.ROOT, "  %-10s %4d threads, chunks of %-7s: p50 %6.1f us, p90 %6.1f us, max %7.1f us " +
+                "(%.1f GB/s at p50); %d of %d digests mismatched%n",
+                (useKernel ? "kernel" : "per-page") + (registered ? " reg" : ""),
+                threads, Sizes.bytes(chunkBytes), p50, ns[samples * 9 / 10] / 1e3, ns[samples - 1] / 1e3,
+                (PR_PAGES * (double)PR_PAGE_BYTES + PR_STATE_BYTES) / (p50 * 1e3), mismatches, PR_PAGES + 1);
+            return p50;
+        }
+    }
+
+    private void submitToCallback()
+    {
+        for (final CudaCopyPath path : CudaCopyPath.values())
+        {
+            final AtomicLong done = new AtomicLong();
+            final AtomicLong failed = new AtomicLong();
+            try (CudaDeviceBackend backend = new CudaDeviceBackend(prBenchConfig().cudaCopyPath(path)))
+            {
+                final CopyBatch first = backend.claimBatch();
+                final long[] expected = prBenchBatch(backend, first);
+                final int[][] copies = new int[first.count()][];
+                for (int i = 0; i < first.count(); i++)
+                {
+                    copies[i] = new int[]{ first.srcPool(i).ordinal(), first.srcSlot(i), first.dstPool(i).ordinal(),
+                        first.dstSlot(i) };
+                }
+                first.clear();
+                backend.start((op, ok) ->
+                {
+                    if (!ok)
+                    {
+                        failed.incrementAndGet();
+                    }
+                    done.incrementAndGet();
+                });
+                final int warmUp = 20;
+                final int samples = 200;
+                final long[] ns = new long[samples];
+                CopyBatch batch = first;
+                for (int i = 0; i < warmUp + samples; i++)
+                {
+                    for (final int[] c : copies)
+                    {
+                        batch.add(Pool.values()[c[0]], c[1], Pool.values()[c[2]], c[3]);
+                    }
+                    final long target = done.get() + 1;
+                    final long start = System.nanoTime();
+                    backend.submit(i, batch);
+                    final long deadline = start + TimeUnit.SECONDS.toNanos(30);
+                    while (done.get() < target)
+                    {
+                        if (System.nanoTime() > deadline)
+                        {
+                            throw new IllegalStateException("cuda: a pr-bench load did not complete in 30 s");
+                        }
+                        Thread.onSpinWait();
+                    }
+                    final long took = System.nanoTime() - start;
+                    if (i >= warmUp)
+                    {
+                        ns[i - warmUp] = took;
+                    }
+                    batch = backend.claimBatch();
+                }
+                batch.clear();
+                for (final int[] c : copies)
+                {
+                    batch.add(Pool.values()[c[0]], c[1], Pool.values()[c[2]], c[3]);
+                }
+                final int mismatches = prBenchMismatches(backend, batch, expected);
+                if (mismatches > 0 || failed.get() > 0)
+                {
+                    failures++;
+                }
+                Arrays.sort(ns);
+                out.printf(Locale.ROOT, "  %-9s submit to onCopyDone through the running backend (%s): p50 %6.1f us, " +
+                    "p90 %6.1f us, max %7.1f us; %d failed batches, %d of %d digests mismatched%n", path.cliName(),
+                    backend.copyPath().cliName(), ns[samples / 2] / 1e3, ns[samples * 9 / 10] / 1e3,
+                    ns[samples - 1] / 1e3, failed.get(), mismatches, PR_PAGES + 1);
+            }
+        }
+    }
+
+    private static DeviceConfig prBenchConfig()
+    {
+        return new DeviceConfig().kvPageBytes(PR_PAGE_BYTES).mambaStateBytes(PR_STATE_BYTES)
+            .deviceKvPages(4 * PR_PAGES).hostKvPages(4 * PR_PAGES).deviceMambaSlots(4).hostMambaSlots(4)
+            .maxCopiesPerBatch(PR_PAGES + 4).batchCount(4);
+    }
+
+    /** Fill a pr-bench load's sources and add its copies; returns the expected digests (pages, then the state). */
+    private long[] prBenchBatch(final CudaDeviceBackend backend, final CopyBatch batch)
+    {
+        final int[] hostSlots = permutation(4 * PR_PAGES);
+        final int[] deviceSlots = permutation(4 * PR_PAGES);
+        final long[] expected = new long[PR_PAGES + 1];
+        for (int i = 0; i < PR_PAGES; i++)
+        {
+            backend.fill(Pool.HOST_KV, hostSlots[i], random.nextLong());
+            expected[i] = backend.digest(Pool.HOST_KV, hostSlots[i]);
+            batch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[i]);
+        }
+        backend.fill(Pool.HOST_MAMBA, 2, random.nextLong());
+        expected[PR_PAGES] = backend.digest(Pool.HOST_MAMBA, 2);
+        batch.add(Pool.HOST_MAMBA, 2, Pool.DEVICE_MAMBA, 1);
+        return expected;
+    }
+
+    private static int prBenchMismatches(final CudaDeviceBackend backend, final CopyBatch batch, final long[] expected)
+    {
+        int mismatches = 0;
+        for (int i = 0; i < batch.count(); i++)
+        {
+            mismatches += backend.digest(batch.dstPool(i), batch.dstSlot(i)) == expected[i] ? 0 : 1;
+        }
+        return mismatches;
+    }
+
+    private static int[] identity(final int n)
+    {
+        final int[] ids = new int[n];
+        for (int i = 0; i < n; i++)
+        {
+            ids[i] = i;
+        }
+        return ids;
+    }
+
+    private int[] permutation(final int n)
+    {
+        final int[] ids = new int[n];
+        for (int i = 0; i < n; i++)
+        {
+            ids[i] = i;
+        }
+        for (int i = n - 1; i > 0; i--)
+        {
+            final int j = random.nextInt(i + 1);
+            final int t = ids[i];
+            ids[i] = ids[j];
+            ids[j] = t;
+        }
+        return ids;
+    }
+
+    private static double gbps(final long bytes, final double ms)
+    {
+        return bytes / (ms * 1e6);
+    }
+
+    private static String share(final double gbps, final double peak)
+    {
+        return String.format(Locale.ROOT, "%.1f (%.0f%%)", gbps, 100 * gbps / peak);
+    }
+
+    private static void check(final int rc, final String what)
+    {
+        if (rc != CUresult.CUDA_SUCCESS)
+        {
+            throw new IllegalStateException("cuda: " + what + " failed: " + CUresult.stringFor(rc));
+        }
+    }
+
+    /** Two timing events on one stream; the median of repeated timed runs. */
+    private static final class Timer implements AutoCloseable
+    {
+        private final CUstream stream;
+        private final CUevent start = new CUevent();
+        private final CUevent stop = new CUevent();
+        private final float[] elapsed = new float[1];
+
+        Timer(final CUstream stream)
+        {
+            this.stream = stream;
+            check(JCudaDriver.cuEventCreate(start, CUevent_flags.CU_EVENT_DEFAULT), "cuEventCreate");
+            check(JCudaDriver.cuEventCreate(stop, CUevent_flags.CU_EVENT_DEFAULT), "cuEventCreate");
+        }
+
+        double batch(final CudaDeviceBackend backend, final CopyBatch batch, final boolean useKernel, final int runs)
+        {
+            final double[] ms = new double[runs];
+            backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, useKernel);
+            check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+            for (int i = 0; i < runs; i++)
+            {
+                check(JCudaDriver.cuEventRecord(start, stream), "cuEventRecord");
+                backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, useKernel);
+                ms[i] = stopAndRead();
+            }
+            return median(ms);
+        }
+
+        double single(final CudaDeviceBackend backend, final long bytes, final boolean toDevice, final int runs)
+        {
+            final double[] ms = new double[runs];
+            backend.enqueueSingleCopy(Pool.HOST_KV, Pool.DEVICE_KV, bytes, toDevice, CudaDeviceBackend.LOAD_STREAM);
+            check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+            for (int i = 0; i < runs; i++)
+            {
+                check(JCudaDriver.cuEventRecord(start, stream), "cuEventRecord");
+                backend.enqueueSingleCopy(Pool.HOST_KV, Pool.DEVICE_KV, bytes, toDevice,
+                    CudaDeviceBackend.LOAD_STREAM);
+                ms[i] = stopAndRead();
+            }
+            return median(ms);
+        }
+
+        private double stopAndRead()
+        {
+            check(JCudaDriver.cuEventRecord(stop, stream), "cuEventRecord");
+            check(JCudaDriver.cuEventSynchronize(stop), "cuEventSynchronize");
+            check(JCudaDriver.cuEventElapsedTime(elapsed, start, stop), "cuEventElapsedTime");
+            return elapsed[0];
+        }
+
+        private static double median(final double[] values)
+        {
+            Arrays.sort(values);
+            return values[values.length / 2];
+        }
+
+        public void close()
+        {
+            JCudaDriver.cuEventDestroy(start);
+            JCudaDriver.cuEventDestroy(stop);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.kvledger.engine.device;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The copy kernel's PTX resource, read as text on a machine without a GPU: it loads, is plain ASCII, declares
+ * the target and the entry the backend launches with the parameters it passes, moves 16-byte words, declares
+ * every register it uses, and branches only to labels it defines. (The driver compiles it on the GPU machine;
+ * {@link CudaSelfCheck} and the data-path benchmark check what it copies there.)
+ */
+class CopyKernelTest
+{
+    private static final String PTX = CopyKernel.ptx();
+
+    @Test
+    void shouldLoadAsAsciiTextWithAHeaderTheDriverAccepts()
+    {
+        for (int i = 0; i < PTX.length(); i++)
+        {
+            final char c = PTX.charAt(i);
+            assertTrue(c == '\n' || (c >= ' ' && c < 127), "character " + (int)c + " at " + i);
+        }
+        final List<String> directives = new ArrayList<>();
+        for (final String line : code())
+        {
+            if (line.startsWith(".version") || line.startsWith(".target") || line.startsWith(".address_size"))
+            {
+                directives.add(line.replaceAll("\\s+", " "));
+            }
+        }
+        assertEquals(List.of(".version 7.0", ".target sm_70", ".address_size 64"), directives);
+    }
+
+    @Test
+    void shouldHandTheDriverANulTerminatedImage()
+    {
+        final byte[] image = CopyKernel.image();
+        assertEquals(0, image[image.length - 1]);
+        assertEquals(PTX.length() + 1, image.length);
+    }
+
+    @Test
+    void shouldDeclareTheEntryWithTheParametersTheBackendPasses()
+    {
+        final String code = String.join("\n", code());
+        final Matcher entry = Pattern.compile("\\.visible \\.entry (\\w+)\\(([^)]*)\\)").matcher(code);
+        assertTrue(entry.find(), "an entry point");
+        assertEquals(CopyKernel.ENTRY, entry.group(1));
+        final List<String> params = new ArrayList<>();
+        for (final String p : entry.group(2).split(","))
+        {
+            params.add(p.trim().replaceAll("\\s+", " ").replaceAll(" \\w+$", ""));
+        }
+        assertEquals(List.of(".param .u64", ".param .u32", ".param .u64", ".param .u64", ".param .u64",
+            ".param .u64"), params, "table, first entry, four pool bases");
+        assertTrue(code.contains("ld.global.v4.u32") && code.contains("st.global.v4.u32"), "16-byte words");
+        assertEquals(1, count(code, "mul.wide.u32 %rd6, %r3, " + CopyPlanner.ENTRY_BYTES),
+            "entry stride is CopyPlanner.ENTRY_BYTES");
+    }
+
+    @Test
+    void shouldBalanceBracesAndDeclareEveryRegisterItUses()
+    {
+        final String code = String.join("\n", code());
+        assertEquals(count(code, "{"), count(code, "}"));
+        final Matcher declared = Pattern.compile("\\.reg \\.\\w+ %(\\w+)<(\\d+)>;").matcher(code);
+        final Map<String, Integer> limits = new HashMap<>();
+        while (declared.find())
+        {
+            limits.put(declared.group(1), Integer.parseInt(declared.group(2)));
+        }
+        assertEquals(Set.of("p", "r", "rd"), limits.keySet());
+        final Matcher used = Pattern.compile("%(p|r|rd)(\\d+)\\b").matcher(code);
+        int uses = 0;
+        while (used.find())
+        {
+            uses++;
+            final int limit = limits.get(used.group(1));
+            assertTrue(Integer.parseInt(used.group(2)) < limit, "%" + used.group(1) + used.group(2) + " declared");
+        }
+        assertTrue(uses > 50, "registers found: " + uses);
+    }
+
+    @Test
+    void shouldBranchOnlyToDefinedLabels()
+    {
+        final Set<String> labels = new HashSet<>();
+        final Set<String> targets = new HashSet<>();
+        for (final String line : code())
+        {
+            final Matcher label = Pattern.compile("^(\\w+):$").matcher(line);
+            if (label.find())
+            {
+                assertTrue(labels.add(label.group(1)), "label defined twice: " + label.group(1));
+            }
+            final Matcher branch = Pattern.compile("\\bbra(?:\\.uni)?\\s+(\\w+);").matcher(line);
+            if (branch.find())
+            {
+                targets.add(branch.group(1));
+            }
+        }
+        assertEquals(Set.of("UNROLLED", "SINGLE", "DONE"), labels);
+        assertEquals(labels, targets);
+    }
+
+    /** The PTX without comments and blank lines, each line trimmed. */
+    private static List<String> code()
+    {
+        final List<String> lines = new ArrayList<>();
+        for (final String raw : PTX.split("\n"))
+        {
+            final int comment = raw.indexOf("//");
+            final String line = (comment < 0 ? raw : raw.substring(0, comment)).trim();
+            if (!line.isEmpty())
+            {
+                lines.add(line.replaceAll("\\s+", " "));
+            }
+        }
+        return lines;
+    }
+
+    private static int count(final String text, final String part)
+    {
+        int n = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length()))
+        {
+            n++;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,292 @@
+package io.kvledger.engine.device;
+
+import io.kvledger.journal.codec.Pool;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The packing of copy batches into the copy kernel's entry table, in plain Java: entry layout, chunking of large
+ * slots, launch groups at dependent copies, and that running each group's entries in any order gives what the
+ * batch's copies give one after the other.
+ */
+class CopyPlannerTest
+{
+    private static final int KV = 4096;
+    private static final int MAMBA = 65536;
+    private static final int CHUNK = 16384;
+    private static final int[] COUNTS = { 32, 8, 64, 8 };
+    private static final int[] BYTES = { KV, MAMBA, KV, MAMBA };
+
+    @Test
+    void shouldWriteOneEntryPerPageWithPoolsOffsetsAndBytes()
+    {
+        final CopyPlanner planner = planner(64);
+        final CopyBatch batch = batch(64);
+        batch.add(Pool.HOST_KV, 7, Pool.DEVICE_KV, 3);
+        batch.add(Pool.HOST_KV, 63, Pool.DEVICE_KV, 0);
+        final UnsafeBuffer table = table(planner);
+
+        assertEquals(2, planner.plan(batch, batch.count(), table));
+
+        assertEntry(table, 0, 7L * KV, 3L * KV, Pool.HOST_KV, Pool.DEVICE_KV, KV);
+        assertEntry(table, 1, 63L * KV, 0, Pool.HOST_KV, Pool.DEVICE_KV, KV);
+        assertEquals(1, planner.groups(), "distinct slots: one launch");
+        assertEquals(0, planner.groupStart(0));
+        assertEquals(2, planner.groupEnd(0));
+        assertEquals(2L * KV, planner.bytes());
+    }
+
+    @Test
+    void shouldSplitALargeSlotIntoChunksCoveringItExactly()
+    {
+        final CopyPlanner planner = planner(4);
+        final CopyBatch batch = batch(4).add(Pool.HOST_MAMBA, 5, Pool.DEVICE_MAMBA, 2);
+        final UnsafeBuffer table = table(planner);
+
+        assertEquals(MAMBA / CHUNK, planner.plan(batch, 1, table));
+        for (int e = 0; e < MAMBA / CHUNK; e++)
+        {
+            assertEntry(table, e, 5L * MAMBA + (long)e * CHUNK, 2L * MAMBA + (long)e * CHUNK, Pool.HOST_MAMBA,
+                Pool.DEVICE_MAMBA, CHUNK);
+        }
+        assertEquals(MAMBA, planner.bytes());
+    }
+
+    @Test
+    void shouldLeaveALastShorterChunk()
+    {
+        final int[] bytes = { 48, 80, 48, 80 };
+        final CopyPlanner planner = new CopyPlanner(COUNTS, bytes, 32, 4);
+        final CopyBatch batch = batch(4).add(Pool.DEVICE_MAMBA, 1, Pool.HOST_MAMBA, 2);
+        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(planner.tableBytes()));
+
+        assertEquals(3, planner.plan(batch, 1, table));
+        assertEntry(table, 0, 80, 160, Pool.DEVICE_MAMBA, Pool.HOST_MAMBA, 32);
+        assertEntry(table, 1, 112, 192, Pool.DEVICE_MAMBA, Pool.HOST_MAMBA, 32);
+        assertEntry(table, 2, 144, 224, Pool.DEVICE_MAMBA, Pool.HOST_MAMBA, 16);
+    }
+
+    @Test
+    void shouldStartANewLaunchWhereACopyReadsWhatAnEarlierOneWrote()
+    {
+        final CopyPlanner planner = planner(8);
+        final CopyBatch batch = batch(8)
+            .add(Pool.HOST_MAMBA, 0, Pool.DEVICE_MAMBA, 0)
+            .add(Pool.DEVICE_MAMBA, 0, Pool.DEVICE_MAMBA, 1)
+            .add(Pool.DEVICE_MAMBA, 1, Pool.HOST_MAMBA, 1);
+        final int perState = MAMBA / CHUNK;
+
+        assertEquals(3 * perState, planner.plan(batch, 3, table(planner)));
+
+        assertEquals(3, planner.groups(), "load, then copy on write, then backup: three launches");
+        assertEquals(perState, planner.groupEnd(0));
+        assertEquals(perState, planner.groupStart(1));
+        assertEquals(2 * perState, planner.groupEnd(1));
+        assertEquals(3 * perState, planner.groupEnd(2));
+    }
+
+    @Test
+    void shouldStartANewLaunchForWriteAfterReadAndWriteAfterWrite()
+    {
+        final CopyPlanner planner = planner(8);
+        final UnsafeBuffer table = table(planner);
+
+        planner.plan(batch(8).add(Pool.DEVICE_KV, 4, Pool.HOST_KV, 9).add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 4),
+            2, table);
+        assertEquals(2, planner.groups(), "a copy overwrites a slot an earlier copy still reads");
+
+        planner.plan(batch(8).add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 4).add(Pool.HOST_KV, 2, Pool.DEVICE_KV, 4),
+            2, table);
+        assertEquals(2, planner.groups(), "two copies write the same slot: the last must win");
+
+        planner.plan(batch(8).add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 4).add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 5),
+            2, table);
+        assertEquals(1, planner.groups(), "two copies reading one slot are independent");
+    }
+
+    @Test
+    void shouldPlanOnlyTheFirstCopiesOfAPartialBatch()
+    {
+        final CopyPlanner planner = planner(8);
+        final CopyBatch batch = batch(8)
+            .add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 1)
+            .add(Pool.HOST_KV, 2, Pool.DEVICE_KV, 2)
+            .add(Pool.HOST_KV, 3, Pool.DEVICE_KV, 3);
+
+        assertEquals(2, planner.plan(batch, 2, table(planner)));
+        assertEquals(2L * KV, planner.bytes());
+        assertEquals(0, planner.plan(batch, 0, table(planner)));
+        assertEquals(0, planner.groups(), "nothing to launch");
+    }
+
+    @Test
+    void shouldRefuseSlotSizesTheKernelCannotMove()
+    {
+        assertFalse(CopyPlanner.kernelCopyable(4104));
+        assertTrue(CopyPlanner.kernelCopyable(4096));
+        assertThrows(IllegalArgumentException.class,
+            () -> new CopyPlanner(COUNTS, new int[]{ 4104, MAMBA, 4104, MAMBA }, CHUNK, 4));
+        assertThrows(IllegalArgumentException.class, () -> new CopyPlanner(COUNTS, BYTES, 24, 4));
+        assertThrows(IllegalArgumentException.class, () -> CopyPlanner.entriesFor(1 << 20, 1 << 30, 16));
+    }
+
+    @Test
+    void shouldSizeTheTableForAFullBatchOfTheLargestSlots()
+    {
+        final CopyPlanner planner = planner(10);
+        assertEquals(10 * (MAMBA / CHUNK), planner.maxEntries());
+        assertEquals(planner.maxEntries() * CopyPlanner.ENTRY_BYTES, planner.tableBytes());
+        final CopyBatch batch = batch(10);
+        for (int i = 0; i < 10; i++)
+        {
+            batch.add(Pool.HOST_MAMBA, i % 8, Pool.DEVICE_MAMBA, (i + 3) % 8);
+        }
+        assertEquals(planner.maxEntries(), planner.plan(batch, 10, table(planner)));
+    }
+
+    /**
+     * Random batches with dependencies: executing each launch group's entries in reverse and in shuffled order,
+     * group after group, must leave the same bytes as executing the batch's copies in order.
+     */
+    @Test
+    void shouldMatchInOrderCopiesWhateverTheOrderWithinALaunch()
+    {
+        final int[] counts = { 6, 4, 6, 4 };
+        final int[] bytes = { 64, 160, 64, 160 };
+        final CopyPlanner planner = new CopyPlanner(counts, bytes, 48, 12);
+        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(planner.tableBytes()));
+        final SplittableRandom random = new SplittableRandom(7);
+        final CopyBatch batch = new CopyBatch(this, 0, 12, counts);
+        for (int round = 0; round < 2_000; round++)
+        {
+            batch.claimed();
+            final int copies = 1 + random.nextInt(12);
+            for (int i = 0; i < copies; i++)
+            {
+                final boolean kv = random.nextBoolean();
+                final Pool src = Pool.values()[(kv ? 0 : 1) + (random.nextBoolean() ? 2 : 0)];
+                final Pool dst = Pool.values()[(kv ? 0 : 1) + (random.nextBoolean() ? 2 : 0)];
+                batch.add(src, random.nextInt(counts[src.ordinal()]), dst, random.nextInt(counts[dst.ordinal()]));
+            }
+            final byte[][] memory = memory(counts, bytes, random.nextLong());
+            final byte[][] expected = copyOf(memory);
+            for (int i = 0; i < copies; i++)
+            {
+                final int length = bytes[batch.srcPool(i).ordinal()];
+                System.arraycopy(expected[batch.srcPool(i).ordinal()], batch.srcSlot(i) * length,
+                    expected[batch.dstPool(i).ordinal()], batch.dstSlot(i) * length, length);
+            }
+
+            planner.plan(batch, copies, table);
+            final byte[][] reversed = copyOf(memory);
+            final byte[][] shuffled = copyOf(memory);
+            for (int g = 0; g < planner.groups(); g++)
+            {
+                runConcurrently(table, planner.groupStart(g), planner.groupEnd(g), reversed, null);
+                runConcurrently(table, planner.groupStart(g), planner.groupEnd(g), shuffled, random);
+            }
+            for (int p = 0; p < 4; p++)
+            {
+                assertArrayEquals(expected[p], reversed[p], "round " + round + " pool " + p);
+                assertArrayEquals(expected[p], shuffled[p], "round " + round + " pool " + p);
+            }
+            batch.released();
+        }
+    }
+
+    /** Like a launch: every entry reads the memory as it was when the launch started, then all write. */
+    private static void runConcurrently(
+        final UnsafeBuffer table, final int from, final int to, final byte[][] memory, final SplittableRandom random)
+    {
+        final int[] order = new int[to - from];
+        for (int i = 0; i < order.length; i++)
+        {
+            order[i] = to - 1 - i;
+        }
+        if (null != random)
+        {
+            for (int i = order.length - 1; i > 0; i--)
+            {
+                final int j = random.nextInt(i + 1);
+                final int t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+        }
+        final byte[][] before = copyOf(memory);
+        for (final int e : order)
+        {
+            final int at = e * CopyPlanner.ENTRY_BYTES;
+            final long srcOffset = table.getLong(at, ByteOrder.LITTLE_ENDIAN);
+            final long dstOffset = table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN);
+            final int src = table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN);
+            final int dst = table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN);
+            final int length = table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN);
+            System.arraycopy(before[src], (int)srcOffset, memory[dst], (int)dstOffset, length);
+        }
+    }
+
+    private static byte[][] memory(final int[] counts, final int[] bytes, final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final byte[][] memory = new byte[4][];
+        for (int p = 0; p < 4; p++)
+        {
+            memory[p] = new byte[counts[p] * bytes[p]];
+            for (int i = 0; i < memory[p].length; i++)
+            {
+                memory[p][i] = (byte)random.nextInt(256);
+            }
+        }
+        return memory;
+    }
+
+    private static byte[][] copyOf(final byte[][] memory)
+    {
+        final byte[][] copy = new byte[memory.length][];
+        for (int p = 0; p < memory.length; p++)
+        {
+            copy[p] = Arrays.copyOf(memory[p], memory[p].length);
+        }
+        return copy;
+    }
+
+    private static CopyPlanner planner(final int maxCopies)
+    {
+        return new CopyPlanner(COUNTS, BYTES, CHUNK, maxCopies);
+    }
+
+    private CopyBatch batch(final int capacity)
+    {
+        final CopyBatch batch = new CopyBatch(this, 0, capacity, COUNTS);
+        batch.claimed();
+        return batch;
+    }
+
+    private static UnsafeBuffer table(final CopyPlanner planner)
+    {
+        return new UnsafeBuffer(ByteBuffer.allocateDirect(planner.tableBytes()));
+    }
+
+    private static void assertEntry(final UnsafeBuffer table, final int entry, final long srcOffset,
+        final long dstOffset, final Pool src, final Pool dst, final int bytes)
+    {
+        final int at = entry * CopyPlanner.ENTRY_BYTES;
+        assertEquals(srcOffset, table.getLong(at, ByteOrder.LITTLE_ENDIAN), "source offset of entry " + entry);
+        assertEquals(dstOffset, table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN), "destination offset of entry " + entry);
+        assertEquals(src.ordinal(), table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN), "source pool of entry " + entry);
+        assertEquals(dst.ordinal(), table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN), "destination pool of entry " + entry);
+        assertEquals(bytes, table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN), "bytes of entry " + entry);
+    }
+}
