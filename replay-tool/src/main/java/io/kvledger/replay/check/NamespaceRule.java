@@ -39,7 +39,14 @@ final class NamespaceRule
         final long node = e.id(i);
         final long parent = e.owner(i);
         final long namespace = requestNamespace.get(request);
-        nodeNamespace.put(node, namespace);
+        if (namespace == UNKNOWN)
+        {
+            nodeNamespace.remove(node);
+        }
+        else
+        {
+            nodeNamespace.put(node, namespace);
+        }
         final long parentNamespace = parent == ROOT ? UNKNOWN : nodeNamespace.get(parent);
         if (namespace != UNKNOWN && parentNamespace != UNKNOWN && parentNamespace != namespace)
         {
