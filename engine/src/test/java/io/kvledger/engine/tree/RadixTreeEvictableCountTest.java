@@ -183,7 +183,8 @@ class RadixTreeEvictableCountTest
             }
         }
         assertTrue(changes > OPERATIONS / 10, "seed=" + seed + ": the count changed only " + changes + " times");
-        assertTrue(blockedSteps > OPERATIONS / 10, "seed=" + seed + ": pages were blocked only " + blockedSteps + " times");
+        assertTrue(blockedSteps > OPERATIONS / 10,
+            "seed=" + seed + ": pages were blocked only " + blockedSteps + " times");
     }
 
     private static final long NO_LOAD = RadixTree.NO_OP;
