@@ -170,7 +170,7 @@ public final class ServingLoop implements EnginePort.OpListener
             {
                 submit(input.reset().type(InputType.TICK).value1(Long.MAX_VALUE));
             }
-            final ArrayDeque<Workload.Spec> arrivals = new ArrayDeque<>(phase.specs);
+            final Workload.Arrivals arrivals = phase.arrivals();
             int idle = 0;
             while (!arrivals.isEmpty() || !waiting.isEmpty() || !admitted.isEmpty())
             {
