@@ -116,6 +116,27 @@ public final class EffectList
     }
 
     /**
+     * Make this list a copy of another (every effect, every column), growing the arrays when needed.
+     *
+     * @param other list to copy.
+     */
+    public void copyFrom(final EffectList other)
+    {
+        if (other.size > maxCapacity)
+        {
+            throw new IllegalStateException("more than " + maxCapacity + " effects for one input");
+        }
+        if (other.size * CODE_COLUMNS > codes.length)
+        {
+            codes = new short[other.size * CODE_COLUMNS];
+            longs = new long[other.size * LONG_COLUMNS];
+        }
+        System.arraycopy(other.codes, 0, codes, 0, other.size * CODE_COLUMNS);
+        System.arraycopy(other.longs, 0, longs, 0, other.size * LONG_COLUMNS);
+        size = other.size;
+    }
+
+    /**
      * Append a copy of effect {@code index} of another list.
      *
      * @param other list to copy from.

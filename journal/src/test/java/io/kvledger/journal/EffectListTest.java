@@ -26,6 +26,27 @@ class EffectListTest
     }
 
     @Test
+    void shouldCopyAWholeListGrowingWhenNeeded()
+    {
+        final EffectList source = new EffectList(4);
+        for (int i = 0; i < 40; i++)
+        {
+            final int index = source.add(EffectType.SLOT_TRANSITION);
+            source.pool(index, Pool.DEVICE_KV).id(index, i).owner(index, 1000 + i).fromState(index, SlotState.FREE)
+                .toState(index, SlotState.NODE);
+        }
+        final EffectList copy = new EffectList(2);
+        copy.id(copy.add(EffectType.NODE_DELETED), 7);
+
+        copy.copyFrom(source);
+
+        assertEquals(40, copy.size());
+        assertEquals(-1, source.firstDifference(copy));
+        copy.copyFrom(new EffectList(1));
+        assertEquals(0, copy.size());
+    }
+
+    @Test
     void shouldReportFirstDifference()
     {
         final EffectList a = new EffectList(4);

@@ -2,8 +2,10 @@ package io.kvledger.engine.ingress;
 
 import io.kvledger.journal.InputRecord;
 
+import net.openhft.hashing.LongTupleHashFunction;
+
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
@@ -11,29 +13,40 @@ import java.security.NoSuchAlgorithmException;
  * Cuts token ids into pages and gives each full page a 128-bit chained fingerprint, so the engine, the journal and
  * the L3 keys never see prompt content.
  * <p>
- * {@code fp[i]} is the first 128 bits of {@code SHA-256(namespace as 8 bytes little-endian || fp[i-1] as 16 bytes
- * || the page's tokens as 4-byte little-endian ints)}, with {@code fp[-1]} = 16 zero bytes. {@code hi} holds digest
- * bytes 0..7 and {@code lo} bytes 8..15, each read big-endian, and {@code fp[i-1]} is fed back as exactly those 16
- * bytes. A tail of fewer than {@code pageSize} tokens is not fingerprinted; its length is returned.
+ * {@code fp[i]} is XXH3-128 (XXH128, seed 0) of {@code namespace as 8 bytes little-endian || fp[i-1].hi as 8 bytes
+ * little-endian || fp[i-1].lo as 8 bytes little-endian || the page's tokens as 4-byte little-endian ints}, with
+ * {@code fp[-1]} = (0, 0); {@code hi} is the high 64 bits of the XXH128 value and {@code lo} the low 64 bits. A
+ * tail of fewer than {@code pageSize} tokens is not fingerprinted; its length is returned. (Until scheme 2 the
+ * page hash was the first 128 bits of SHA-256 of a similar input, about six times slower; journals store the
+ * fingerprints themselves and nothing recomputes them from a journal, so journals written under the old scheme
+ * stay readable and replayable. An L3 store written under the old scheme simply misses: its keys are old
+ * fingerprints.) {@link #SCHEME} names the scheme.
  * <p>
- * Thread ownership: an instance holds one {@link MessageDigest} and scratch buffers, so it belongs to one caller
- * thread (an ingress thread of the embedding server) and must never be shared; create one per thread. Every
- * {@code fingerprint} call is allocation-free after construction.
+ * A multi-turn request need not hash its history again: {@link #extend} takes the previous chain's last
+ * fingerprint and page count and hashes only the pages after them.
+ * <p>
+ * XXH3 comes from OpenHFT's zero-allocation-hashing, which hashes the int array in place: the page's tokens are
+ * copied behind a six-int header (namespace, parent) and hashed as one array, so no bytes are encoded. On a
+ * big-endian JVM the ints are byte-swapped first, so every platform gives the same fingerprints.
+ * <p>
+ * Thread ownership: an instance holds scratch buffers, so it belongs to one caller thread (an ingress thread of the
+ * embedding server) and must never be shared; create one per thread. Every {@code fingerprint} and {@code extend}
+ * call is allocation-free after construction.
  */
 public final class Fingerprinter
 {
     /** Bytes of one fingerprint: 128 bits. */
     public static final int FINGERPRINT_BYTES = 16;
+    /** The page-hash scheme: 2 = XXH3-128 chain (1 was the SHA-256 chain). */
+    public static final int SCHEME = 2;
 
-    private static final int SHA256_BYTES = 32;
-    private static final int NAMESPACE_BYTES = 8;
+    private static final LongTupleHashFunction XXH128 = LongTupleHashFunction.xx128();
+    private static final boolean BIG_ENDIAN = ByteOrder.BIG_ENDIAN == ByteOrder.nativeOrder();
+    private static final int HEADER_INTS = 6;
 
     private final int pageSize;
-    private final MessageDigest sha256;
-    private final byte[] namespaceBytes = new byte[NAMESPACE_BYTES];
-    private final byte[] parentBytes = new byte[FINGERPRINT_BYTES];
-    private final byte[] pageBytes;
-    private final byte[] digestBytes = new byte[SHA256_BYTES];
+    private final int[] input;
+    private final long[] hash = new long[2];
     private int tailTokens;
 
     /**
@@ -48,8 +61,7 @@ public final class Fingerprinter
             throw new IllegalArgumentException("pageSize must be >= 1: " + pageSize);
         }
         this.pageSize = pageSize;
-        this.pageBytes = new byte[pageSize * Integer.BYTES];
-        this.sha256 = newSha256();
+        this.input = new int[HEADER_INTS + pageSize];
     }
 
     /**
@@ -107,9 +119,9 @@ public final class Fingerprinter
         long parentLo = 0;
         for (int page = 0; page < pages; page++)
         {
-            digestPage(namespace, parentHi, parentLo, tokens, page * pageSize);
-            parentHi = readLongBigEndian(digestBytes, 0);
-            parentLo = readLongBigEndian(digestBytes, 8);
+            hashPage(namespace, parentHi, parentLo, tokens, page * pageSize);
+            parentHi = hash[1];
+            parentLo = hash[0];
             into.addFingerprint(parentHi, parentLo);
         }
         tailTokens = count - pages * pageSize;
@@ -173,15 +185,106 @@ public final class Fingerprinter
         long prevLo = parentLo;
         for (int page = 0; page < pages; page++)
         {
-            digestPage(namespace, prevHi, prevLo, tokens, offset + page * pageSize);
-            prevHi = readLongBigEndian(digestBytes, 0);
-            prevLo = readLongBigEndian(digestBytes, 8);
+            hashPage(namespace, prevHi, prevLo, tokens, offset + page * pageSize);
+            prevHi = hash[1];
+            prevLo = hash[0];
             hi[outOffset + page] = prevHi;
             lo[outOffset + page] = prevLo;
         }
         tailTokens = count - pages * pageSize;
 
         return pages;
+    }
+
+    /**
+     * Extend a previous request's chain: {@code tokens[0 .. count)} is the whole sequence (history and new turn),
+     * its first {@code pagesDone} full pages were fingerprinted before and the last of them is
+     * {@code (lastHi, lastLo)}. Only pages {@code pagesDone ..} are hashed; they are written at the same indices
+     * of {@code hi} and {@code lo} (so arrays that held the previous chain now hold the whole one). The result
+     * equals {@link #fingerprint(long, int[], int, long[], long[])} of the whole sequence.
+     *
+     * @param namespace tenant / cache salt; the one the previous chain used.
+     * @param lastHi    high 64 bits of the previous chain's last fingerprint (ignored when {@code pagesDone} is 0).
+     * @param lastLo    low 64 bits of that fingerprint (ignored when {@code pagesDone} is 0).
+     * @param pagesDone pages of the previous chain, 0 .. {@code count / pageSize}.
+     * @param tokens    token ids of the whole sequence.
+     * @param count     number of tokens of {@code tokens} to use.
+     * @param hi        receives the high 64 bits of page {@code i} at index {@code i}, for the new pages.
+     * @param lo        receives the low 64 bits of page {@code i} at index {@code i}, for the new pages.
+     * @return the number of full pages of the whole sequence; the tail's token count is in {@link #tailTokens()}.
+     * @throws IllegalArgumentException when {@code pagesDone} is out of range or the arrays are too short.
+     */
+    public int extend(
+        final long namespace,
+        final long lastHi,
+        final long lastLo,
+        final int pagesDone,
+        final int[] tokens,
+        final int count,
+        final long[] hi,
+        final long[] lo)
+    {
+        final int start = checkPagesDone(pagesDone, tokens, count);
+        final boolean fresh = 0 == pagesDone;
+        return pagesDone + fingerprint(namespace, fresh ? 0 : lastHi, fresh ? 0 : lastLo, tokens, start, count - start,
+            hi, lo, pagesDone);
+    }
+
+    /**
+     * {@link #extend(long, long, long, int, int[], int, long[], long[])} into an input record: appends the
+     * fingerprints of the new pages only (the caller appends the previous chain's fingerprints first when the
+     * record must hold every page).
+     *
+     * @param namespace tenant / cache salt; the one the previous chain used.
+     * @param lastHi    high 64 bits of the previous chain's last fingerprint (ignored when {@code pagesDone} is 0).
+     * @param lastLo    low 64 bits of that fingerprint (ignored when {@code pagesDone} is 0).
+     * @param pagesDone pages of the previous chain, 0 .. {@code count / pageSize}.
+     * @param tokens    token ids of the whole sequence.
+     * @param count     number of tokens of {@code tokens} to use.
+     * @param into      record to append the new pages' fingerprints to.
+     * @return the tail's token count (also kept for {@link #tailTokens()}).
+     * @throws IllegalArgumentException when {@code pagesDone} is out of range or the record cannot hold every new
+     * page; nothing is appended then.
+     */
+    public int extend(
+        final long namespace,
+        final long lastHi,
+        final long lastLo,
+        final int pagesDone,
+        final int[] tokens,
+        final int count,
+        final InputRecord into)
+    {
+        checkPagesDone(pagesDone, tokens, count);
+        final int pages = count / pageSize;
+        if (into.fingerprintCount() + pages - pagesDone > into.fingerprintCapacity())
+        {
+            throw new IllegalArgumentException("record holds " + into.fingerprintCount() + " of " +
+                into.fingerprintCapacity() + " fingerprints, cannot add " + (pages - pagesDone));
+        }
+        long parentHi = 0 == pagesDone ? 0 : lastHi;
+        long parentLo = 0 == pagesDone ? 0 : lastLo;
+        for (int page = pagesDone; page < pages; page++)
+        {
+            hashPage(namespace, parentHi, parentLo, tokens, page * pageSize);
+            parentHi = hash[1];
+            parentLo = hash[0];
+            into.addFingerprint(parentHi, parentLo);
+        }
+        tailTokens = count - pages * pageSize;
+
+        return tailTokens;
+    }
+
+    private int checkPagesDone(final int pagesDone, final int[] tokens, final int count)
+    {
+        checkTokens(tokens, 0, count);
+        if (pagesDone < 0 || pagesDone > count / pageSize)
+        {
+            throw new IllegalArgumentException("pagesDone " + pagesDone + " out of range for " + count +
+                " tokens of " + pageSize + " per page");
+        }
+        return pagesDone * pageSize;
     }
 
     /**
@@ -204,35 +307,25 @@ public final class Fingerprinter
         return value;
     }
 
-    private void digestPage(
+    private void hashPage(
         final long namespace, final long parentHi, final long parentLo, final int[] tokens, final int start)
     {
-        writeLongLittleEndian(namespaceBytes, 0, namespace);
-        writeLongBigEndian(parentBytes, 0, parentHi);
-        writeLongBigEndian(parentBytes, 8, parentLo);
-
-        final byte[] page = pageBytes;
-        for (int i = 0, j = 0; i < pageSize; i++, j += Integer.BYTES)
+        final int[] in = input;
+        in[0] = (int)namespace;
+        in[1] = (int)(namespace >>> 32);
+        in[2] = (int)parentHi;
+        in[3] = (int)(parentHi >>> 32);
+        in[4] = (int)parentLo;
+        in[5] = (int)(parentLo >>> 32);
+        System.arraycopy(tokens, start, in, HEADER_INTS, pageSize);
+        if (BIG_ENDIAN)
         {
-            final int token = tokens[start + i];
-            page[j] = (byte)token;
-            page[j + 1] = (byte)(token >>> 8);
-            page[j + 2] = (byte)(token >>> 16);
-            page[j + 3] = (byte)(token >>> 24);
+            for (int i = 0; i < in.length; i++)
+            {
+                in[i] = Integer.reverseBytes(in[i]);
+            }
         }
-
-        final MessageDigest md = sha256;
-        md.update(namespaceBytes, 0, NAMESPACE_BYTES);
-        md.update(parentBytes, 0, FINGERPRINT_BYTES);
-        md.update(page, 0, page.length);
-        try
-        {
-            md.digest(digestBytes, 0, SHA256_BYTES);
-        }
-        catch (final DigestException ex)
-        {
-            throw new IllegalStateException("SHA-256 digest failed", ex);
-        }
+        XXH128.hashInts(in, 0, in.length, hash);
     }
 
     private static void checkTokens(final int[] tokens, final int offset, final int count)
@@ -253,33 +346,6 @@ public final class Fingerprinter
         catch (final NoSuchAlgorithmException ex)
         {
             throw new IllegalStateException("SHA-256 is required of every Java platform", ex);
-        }
-    }
-
-    private static long readLongBigEndian(final byte[] bytes, final int offset)
-    {
-        long value = 0;
-        for (int i = 0; i < 8; i++)
-        {
-            value = (value << 8) | (bytes[offset + i] & 0xFFL);
-        }
-
-        return value;
-    }
-
-    private static void writeLongBigEndian(final byte[] bytes, final int offset, final long value)
-    {
-        for (int i = 0; i < 8; i++)
-        {
-            bytes[offset + i] = (byte)(value >>> (56 - 8 * i));
-        }
-    }
-
-    private static void writeLongLittleEndian(final byte[] bytes, final int offset, final long value)
-    {
-        for (int i = 0; i < 8; i++)
-        {
-            bytes[offset + i] = (byte)(value >>> (8 * i));
         }
     }
 }

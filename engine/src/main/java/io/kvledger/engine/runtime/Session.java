@@ -33,6 +33,7 @@ public final class Session implements EnginePort
     private final IdleStrategy idle = new BackoffIdleStrategy(64, 64, 1_000, 50_000);
     private final BackendDataPlane dataPlane;
     private final long epochNs = System.nanoTime();
+    private long published;
 
     Session(final KvLedger ledger, final EngineLoop loop, final KvLedgerOptions options, final EngineConfig config,
         final DeviceBackend device)
@@ -144,6 +145,7 @@ public final class Session implements EnginePort
             reply.decision.resultCode = loop.failure() != null ? ResultCode.ENGINE_STOPPED : ResultCode.RING_FULL;
             return reply.decision.resultCode;
         }
+        published++;
         reply.await(ticket, idle, loop);
         return reply.decision.resultCode;
     }
@@ -156,6 +158,13 @@ public final class Session implements EnginePort
         final int result = call(in);
         decision.copyFrom(reply.decision);
         return result;
+    }
+
+    /** Inputs applied that this session did not publish (completions, other sessions): a change signal. */
+    @Override
+    public long completions()
+    {
+        return loop.appliedSequence() - published;
     }
 
     @Override

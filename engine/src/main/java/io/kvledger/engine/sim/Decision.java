@@ -1,5 +1,7 @@
 package io.kvledger.engine.sim;
 
+import io.kvledger.journal.codec.Reason;
+
 /**
  * What the engine answered to one input, as the serving loop needs it: the result code and, for a live
  * request, where its data lives (working and tracking state slots, its device pages) and which load or copy it
@@ -16,6 +18,8 @@ public final class Decision
     public int validPages;
     /** Prefix pages the request resumes from, when the input admitted it. */
     public int prefixPages;
+    /** Why the input left the request waiting (the reason of its {@code WAITED} effect), or null. */
+    public Reason waitReason;
     public final int[] pageIds;
 
     /**
@@ -41,6 +45,7 @@ public final class Decision
         trackingSlot = other.trackingSlot;
         validPages = other.validPages;
         prefixPages = other.prefixPages;
+        waitReason = other.waitReason;
         System.arraycopy(other.pageIds, 0, pageIds, 0, other.validPages);
     }
 
@@ -55,5 +60,6 @@ public final class Decision
         trackingSlot = -1;
         validPages = 0;
         prefixPages = 0;
+        waitReason = null;
     }
 }

@@ -56,6 +56,10 @@ public final class DecisionFiller
             {
                 decision.prefixPages = (int)effects.value1(i);
             }
+            else if (effects.type(i) == EffectType.WAITED && effects.owner(i) == request)
+            {
+                decision.waitReason = effects.reason(i);
+            }
         }
     }
 }

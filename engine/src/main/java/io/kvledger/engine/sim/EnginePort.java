@@ -34,6 +34,18 @@ public interface EnginePort
     /** @return whether any operation is still in flight. */
     boolean busy();
 
+    /**
+     * A count that grows with every input the controller applied that the serving loop did not submit (operation
+     * completions: storage answers, fetches, acks), so the loop can tell whether anything a waiting request waits
+     * for may have changed.
+     *
+     * @return the count, or -1 when the port does not know it (then waiting requests are offered every pass).
+     */
+    default long completions()
+    {
+        return -1;
+    }
+
     /** Told when a load or copy-on-write finished. */
     interface OpListener
     {

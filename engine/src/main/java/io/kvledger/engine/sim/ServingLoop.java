@@ -102,6 +102,7 @@ public final class ServingLoop implements EnginePort.OpListener
     private final long[] scratchHi;
     private final long[] scratchLo;
     private final RunSummary summary = new RunSummary();
+    private final WakeGate wake = new WakeGate();
     private ProgressListener progress;
 
     /** Told after every step, for a progress line. */
@@ -170,7 +171,7 @@ public final class ServingLoop implements EnginePort.OpListener
             {
                 submit(input.reset().type(InputType.TICK).value1(Long.MAX_VALUE));
             }
-            final ArrayDeque<Workload.Spec> arrivals = new ArrayDeque<>(phase.specs);
+            final Workload.Arrivals arrivals = phase.arrivals();
             int idle = 0;
             while (!arrivals.isEmpty() || !waiting.isEmpty() || !admitted.isEmpty())
             {
@@ -270,7 +271,7 @@ public final class ServingLoop implements EnginePort.OpListener
 
     private void pass()
     {
-        if (waiting.isEmpty())
+        if (!anyOfferable())
         {
             return;
         }
@@ -283,9 +284,15 @@ public final class ServingLoop implements EnginePort.OpListener
         for (int i = 0; i < n && admits < o.admitsPerPass; i++)
         {
             final Active a = waiting.poll();
+            if (!wake.mayOffer(a.spec.id, port.nowNs(), port.completions()))
+            {
+                waiting.add(a);
+                continue;
+            }
             final int result = submit(input.reset().type(InputType.ADMIT).request(a.spec.id));
             if (result == ResultCode.OK && decision.live)
             {
+                wake.forget(a.spec.id);
                 admits++;
                 admitted(a);
                 if (a.spec.retract && !a.retracted && a.loadOp >= 0)
@@ -300,11 +307,13 @@ public final class ServingLoop implements EnginePort.OpListener
                         a.loadOp = -1;
                         a.cowOp = -1;
                         summary.retracts++;
+                        wake.released();
                         // Offered again at once without its staged hit (the upstream re-select after a rejected
                         // load-back); if that fails too it keeps its place at the head of the queue.
                         if (submit(input.reset().type(InputType.ADMIT).request(a.spec.id)) != ResultCode.OK ||
                             !decision.live)
                         {
+                            wake.waited(a.spec.id, decision.waitReason, port.nowNs(), port.completions());
                             retracted.add(a);
                             continue;
                         }
@@ -315,10 +324,12 @@ public final class ServingLoop implements EnginePort.OpListener
             }
             else if (decision.live)
             {
+                wake.waited(a.spec.id, decision.waitReason, port.nowNs(), port.completions());
                 waiting.add(a);
             }
             else
             {
+                wake.forget(a.spec.id);
                 summary.rejected++;
             }
         }
@@ -329,6 +340,21 @@ public final class ServingLoop implements EnginePort.OpListener
             waiting.addFirst(retracted.get(i));
         }
         retracted.clear();
+    }
+
+    /** @return whether a pass could offer anyone: a pass that would offer nobody is not opened. */
+    private boolean anyOfferable()
+    {
+        final long nowNs = port.nowNs();
+        final long completions = port.completions();
+        for (final Active a : waiting)
+        {
+            if (wake.wouldOffer(a.spec.id, nowNs, completions))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Bookkeeping of an admission: what the request waits for, where its data lives. */
@@ -391,6 +417,7 @@ public final class ServingLoop implements EnginePort.OpListener
             a.cowOp = -1;
             waiting.add(a);
             summary.failedLoads++;
+            wake.released();
         }
     }
 
@@ -410,6 +437,7 @@ public final class ServingLoop implements EnginePort.OpListener
                     .value2(random.nextInt(8)).value3(random.nextInt(2)));
                 admitted.remove(i--);
                 summary.aborted++;
+                wake.released();
                 continue;
             }
             if (!a.verified)
@@ -434,6 +462,7 @@ public final class ServingLoop implements EnginePort.OpListener
                     continue;
                 }
                 submitProgress(a, InputType.FINISH, a.pages);
+                wake.released();
                 admitted.remove(i--);
                 summary.finished++;
                 summary.computedPages += a.pages - a.prefixPages;
@@ -455,6 +484,7 @@ public final class ServingLoop implements EnginePort.OpListener
                 }
             }
             submitProgress(a, InputType.CHUNK, target);
+            wake.progressed();
             take(a);
         }
     }

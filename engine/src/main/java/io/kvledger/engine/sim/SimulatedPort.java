@@ -70,6 +70,7 @@ public final class SimulatedPort implements EnginePort
     private long order;
     private long sequence;
     private long nowNs;
+    private long completions;
     private boolean verifyEachInput;
     private long movedBytes;
     private final EngineConfig config;
@@ -171,6 +172,12 @@ public final class SimulatedPort implements EnginePort
     }
 
     @Override
+    public long completions()
+    {
+        return completions;
+    }
+
+    @Override
     public void pump(final OpListener listener)
     {
         nowNs += STEP_NS;
@@ -225,6 +232,7 @@ public final class SimulatedPort implements EnginePort
                 break;
         }
         submit(in, scratchDecision);
+        completions++;
         if (c.kind == OpKind.LOAD || c.kind == OpKind.COW)
         {
             listener.onOpDone(c.op, c.ok);

@@ -2,12 +2,18 @@ package io.kvledger.engine.sim;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 
 /**
  * A serving workload as phases of requests (token ids plus a namespace). A phase starts once the previous one has
  * drained; a phase may ask for the device cache to be flushed first (the upstream benchmark's second round).
- * Generated up front from the seed, so the same options always give the same requests.
+ * <p>
+ * Streamed: a phase's requests are drawn from the seed one at a time as the serving loop takes them
+ * ({@link Phase#arrivals()}), so memory does not grow with the request count; the same options always give the
+ * same requests in the same order as when the whole workload was generated up front (one
+ * {@link java.util.SplittableRandom} stream, drawn in the same order: {@code WorkloadStreamTest} compares the two).
+ * A phase whose requests were drawn interleaved with another phase's replays the stream from the seed and skips
+ * the other phase's draws; a conversation's earlier turns are drawn again from the stream position where they
+ * began (one long per request kept).
  */
 public final class Workload
 {
@@ -33,17 +39,75 @@ public final class Workload
         }
     }
 
+    /** Draws a phase's requests in order; null after the last. */
+    interface SpecStream
+    {
+        Spec next();
+    }
+
+    /** Opens a fresh stream of a phase's requests (from the seed). */
+    interface SpecSource
+    {
+        SpecStream open();
+    }
+
     /** Requests that arrive together after the previous phase drained. */
     public static final class Phase
     {
         public final String name;
         public final boolean flushFirst;
-        public final List<Spec> specs = new ArrayList<>();
+        /** Requests in the phase. */
+        public final int size;
+        private final SpecSource source;
 
-        Phase(final String name, final boolean flushFirst)
+        Phase(final String name, final boolean flushFirst, final int size, final SpecSource source)
         {
             this.name = name;
             this.flushFirst = flushFirst;
+            this.size = size;
+            this.source = source;
+        }
+
+        /** @return the phase's requests in arrival order, drawn one at a time; each call starts again. */
+        public Arrivals arrivals()
+        {
+            return new Arrivals(source.open());
+        }
+    }
+
+    /** A phase's requests still to arrive: a cursor over the stream with one request of look-ahead. */
+    public static final class Arrivals
+    {
+        private final SpecStream stream;
+        private Spec head;
+
+        Arrivals(final SpecStream stream)
+        {
+            this.stream = stream;
+            head = stream.next();
+        }
+
+        /** @return whether every request of the phase has arrived. */
+        public boolean isEmpty()
+        {
+            return null == head;
+        }
+
+        /** @return the next request to arrive, or null when none is left. */
+        public Spec peek()
+        {
+            return head;
+        }
+
+        /** @return the next request, which has now arrived, or null when none is left. */
+        public Spec poll()
+        {
+            final Spec spec = head;
+            if (null != spec)
+            {
+                head = stream.next();
+            }
+            return spec;
         }
     }
 
@@ -73,131 +137,264 @@ public final class Workload
         int n = 0;
         for (final Phase p : phases)
         {
-            n += p.specs.size();
+            n += p.size;
         }
         return n;
     }
 
     /**
-     * Build a workload.
+     * Build a workload: its phases, whose requests are drawn when they arrive.
      *
-     * @param options shape.
+     * @param options shape; read now (later changes to it do not change the workload's requests).
      * @return the workload.
      */
     public static Workload build(final WorkloadOptions options)
     {
         final Workload w = new Workload(options);
-        final SplittableRandom random = new SplittableRandom(options.seed);
         switch (options.kind)
         {
-            case PR_BENCH: w.prBench(random); break;
-            case MULTI_TURN: w.multiTurn(random); break;
-            default: w.random(random); break;
+            case PR_BENCH: w.prBench(); break;
+            case MULTI_TURN: w.multiTurn(); break;
+            default: w.random(); break;
         }
         return w;
     }
 
-    private static int[] tokens(final SplittableRandom random, final int count)
+    private static int[] tokens(final SplitMixRandom random, final int count)
     {
         final int[] t = new int[count];
-        for (int i = 0; i < count; i++)
-        {
-            t[i] = random.nextInt(151_000);
-        }
+        fill(random, t, 0, count);
         return t;
     }
 
-    private static int[] concat(final int[] a, final int[] b)
+    private static void fill(final SplitMixRandom random, final int[] into, final int from, final int count)
     {
-        final int[] t = new int[a.length + b.length];
-        System.arraycopy(a, 0, t, 0, a.length);
-        System.arraycopy(b, 0, t, a.length, b.length);
-        return t;
+        for (int i = from; i < from + count; i++)
+        {
+            into[i] = random.nextInt(151_000);
+        }
     }
 
-    private boolean roll(final SplittableRandom random, final double p)
+    private static boolean roll(final SplitMixRandom random, final double p)
     {
         return p > 0 && random.nextDouble() < p;
     }
 
-    private void prBench(final SplittableRandom random)
+    private void prBench()
     {
-        final Phase seed = new Phase("round 1: " + options.requests + " prompts of " + options.promptTokens +
-            " tokens, written to L3", false);
-        final Phase extend = new Phase("round 2: the same prompts extended by " + options.extendTokens +
-            " tokens, device flushed: prefixes come back from L3", true);
-        long id = 1;
-        for (int i = 0; i < options.requests; i++)
-        {
-            final int[] prompt = tokens(random, options.promptTokens);
-            seed.specs.add(new Spec(id++, 1, prompt, options.maxNewTokens, false, false));
-            final int[] extended = concat(prompt, tokens(random, options.extendTokens));
-            extend.specs.add(new Spec(id++, 1, extended, options.maxNewTokens, roll(random, options.retractRate),
-                roll(random, options.abortRate)));
-        }
-        renumber(seed, extend);
-        phases.add(seed);
-        phases.add(extend);
+        final long seed = options.seed;
+        final int requests = options.requests;
+        final int promptTokens = options.promptTokens;
+        final int extendTokens = options.extendTokens;
+        final int maxNewTokens = options.maxNewTokens;
+        final double retractRate = options.retractRate;
+        final double abortRate = options.abortRate;
+        // The stream draws, per prompt i: P[i], then E[i], then the retract and abort rolls of P[i] ++ E[i].
+        phases.add(new Phase("round 1: " + requests + " prompts of " + promptTokens + " tokens, written to L3", false,
+            requests, () ->
+            {
+                final SplitMixRandom random = new SplitMixRandom(seed);
+                return new SpecStream()
+                {
+                    private int i;
+
+                    @Override
+                    public Spec next()
+                    {
+                        if (i == requests)
+                        {
+                            return null;
+                        }
+                        final int[] prompt = tokens(random, promptTokens);
+                        for (int j = 0; j < extendTokens; j++)
+                        {
+                            random.nextInt(151_000);
+                        }
+                        roll(random, retractRate);
+                        roll(random, abortRate);
+                        return new Spec(++i, 1, prompt, maxNewTokens, false, false);
+                    }
+                };
+            }));
+        phases.add(new Phase("round 2: the same prompts extended by " + extendTokens +
+            " tokens, device flushed: prefixes come back from L3", true, requests, () ->
+            {
+                final SplitMixRandom random = new SplitMixRandom(seed);
+                return new SpecStream()
+                {
+                    private int i;
+
+                    @Override
+                    public Spec next()
+                    {
+                        if (i == requests)
+                        {
+                            return null;
+                        }
+                        final int[] extended = tokens(random, promptTokens + extendTokens);
+                        final boolean retract = roll(random, retractRate);
+                        final boolean abort = roll(random, abortRate);
+                        return new Spec(requests + ++i, 1, extended, maxNewTokens, retract, abort);
+                    }
+                };
+            }));
     }
 
-    private void renumber(final Phase a, final Phase b)
+    /** The one stream of a multi-turn workload, shared by its turns, and where each turn's tokens began in it. */
+    private static final class TurnStream
     {
-        long id = 1;
-        for (int i = 0; i < a.specs.size(); i++)
+        final long seed;
+        final long[][] turnStart;
+        SplitMixRandom random;
+        int atTurn = -1;
+
+        TurnStream(final long seed, final int turns)
         {
-            final Spec s = a.specs.get(i);
-            a.specs.set(i, new Spec(id++, s.namespace, s.tokens, s.maxNewTokens, s.retract, s.abort));
-        }
-        for (int i = 0; i < b.specs.size(); i++)
-        {
-            final Spec s = b.specs.get(i);
-            b.specs.set(i, new Spec(id++, s.namespace, s.tokens, s.maxNewTokens, s.retract, s.abort));
+            this.seed = seed;
+            turnStart = new long[turns][];
         }
     }
 
-    private void multiTurn(final SplittableRandom random)
+    private void multiTurn()
     {
-        final int conversations = Math.max(1, options.requests / Math.max(1, options.turns));
-        final int[][] context = new int[conversations][];
-        final int turnTokens = Math.max(1, options.promptTokens / Math.max(1, options.turns));
-        long id = 1;
-        for (int t = 0; t < options.turns; t++)
+        final int turns = Math.max(0, options.turns);
+        final int conversations = Math.max(1, options.requests / Math.max(1, turns));
+        final int turnTokens = Math.max(1, options.promptTokens / Math.max(1, turns));
+        final int maxNewTokens = options.maxNewTokens;
+        final double retractRate = options.retractRate;
+        final double abortRate = options.abortRate;
+        // The stream draws, turn by turn and conversation by conversation: the turn's tokens, then its rolls.
+        // Where each turn's tokens start in the stream is kept, so a later turn draws its history again.
+        final TurnStream shared = new TurnStream(options.seed, turns);
+        for (int t = 0; t < turns; t++)
         {
-            final Phase phase = new Phase("turn " + (t + 1) + " of " + conversations + " conversations", false);
+            final int turn = t;
+            phases.add(new Phase("turn " + (t + 1) + " of " + conversations + " conversations", false, conversations,
+                () ->
+                {
+                    if (shared.atTurn != turn)
+                    {
+                        shared.random = new SplitMixRandom(shared.seed);
+                        skipTurns(shared, turn, conversations, turnTokens, retractRate, abortRate);
+                    }
+                    shared.atTurn = -1;
+                    shared.turnStart[turn] = new long[conversations];
+                    final SplitMixRandom random = shared.random;
+                    final SplitMixRandom history = new SplitMixRandom(shared.seed);
+                    return new SpecStream()
+                    {
+                        private int c;
+
+                        @Override
+                        public Spec next()
+                        {
+                            if (c == conversations)
+                            {
+                                shared.atTurn = turn + 1;
+                                return null;
+                            }
+                            final int[] context = new int[(turn + 1) * turnTokens];
+                            for (int u = 0; u < turn; u++)
+                            {
+                                fill(history.state(shared.turnStart[u][c]), context, u * turnTokens, turnTokens);
+                            }
+                            shared.turnStart[turn][c] = random.state();
+                            fill(random, context, turn * turnTokens, turnTokens);
+                            final boolean retract = roll(random, retractRate);
+                            final boolean abort = roll(random, abortRate);
+                            final Spec spec = new Spec((long)turn * conversations + c + 1, 100 + c % 4, context,
+                                maxNewTokens, retract, abort);
+                            c++;
+                            return spec;
+                        }
+                    };
+                }));
+        }
+    }
+
+    /**
+     * Bring a fresh stream to the start of turn {@code turns} (a turn opened out of order: a test, or a phase
+     * opened twice), recording where each earlier turn's tokens began.
+     */
+    private static void skipTurns(final TurnStream shared, final int turns, final int conversations,
+        final int turnTokens, final double retractRate, final double abortRate)
+    {
+        for (int t = 0; t < turns; t++)
+        {
+            shared.turnStart[t] = new long[conversations];
             for (int c = 0; c < conversations; c++)
             {
-                final int[] previous = context[c] == null ? new int[0] : context[c];
-                context[c] = concat(previous, tokens(random, turnTokens));
-                phase.specs.add(new Spec(id++, 100 + c % 4, context[c], options.maxNewTokens,
-                    roll(random, options.retractRate), roll(random, options.abortRate)));
+                shared.turnStart[t][c] = shared.random.state();
+                for (int j = 0; j < turnTokens; j++)
+                {
+                    shared.random.nextInt(151_000);
+                }
+                roll(shared.random, retractRate);
+                roll(shared.random, abortRate);
             }
-            phases.add(phase);
         }
     }
 
-    private void random(final SplittableRandom random)
+    private void random()
     {
+        final long seed = options.seed;
+        final int requests = options.requests;
+        final int promptTokens = options.promptTokens;
+        final int extendTokens = options.extendTokens;
+        final int maxNewTokens = options.maxNewTokens;
+        final double retractRate = options.retractRate;
+        final double abortRate = options.abortRate;
         final int prefixes = 8;
+        // The stream draws the shared prefixes first, then per request: its prefix, its own tokens, its rolls.
+        phases.add(new Phase("warm-up: shared prefixes", false, prefixes, () ->
+        {
+            final int[][] shared = sharedPrefixes(new SplitMixRandom(seed), prefixes, promptTokens);
+            return new SpecStream()
+            {
+                private int p;
+
+                @Override
+                public Spec next()
+                {
+                    return p == prefixes ? null : new Spec(p + 1, 7 + p % 2, shared[p++], maxNewTokens, false, false);
+                }
+            };
+        }));
+        phases.add(new Phase("mixed: shared prefixes, retracts, aborts, failures", true, requests, () ->
+        {
+            final SplitMixRandom random = new SplitMixRandom(seed);
+            final int[][] shared = sharedPrefixes(random, prefixes, promptTokens);
+            return new SpecStream()
+            {
+                private int i;
+
+                @Override
+                public Spec next()
+                {
+                    if (i == requests)
+                    {
+                        return null;
+                    }
+                    final int p = random.nextInt(prefixes);
+                    final int own = 1 + random.nextInt(Math.max(1, extendTokens));
+                    final int[] t = new int[shared[p].length + own];
+                    System.arraycopy(shared[p], 0, t, 0, shared[p].length);
+                    fill(random, t, shared[p].length, own);
+                    final boolean retract = roll(random, retractRate);
+                    final boolean abort = roll(random, abortRate);
+                    return new Spec(prefixes + ++i, 7 + p % 2, t, maxNewTokens, retract, abort);
+                }
+            };
+        }));
+    }
+
+    private static int[][] sharedPrefixes(final SplitMixRandom random, final int prefixes, final int promptTokens)
+    {
         final int[][] shared = new int[prefixes][];
         for (int p = 0; p < prefixes; p++)
         {
-            shared[p] = tokens(random, options.promptTokens / 2 + random.nextInt(Math.max(1, options.promptTokens / 2)));
+            shared[p] = tokens(random, promptTokens / 2 + random.nextInt(Math.max(1, promptTokens / 2)));
         }
-        final Phase warm = new Phase("warm-up: shared prefixes", false);
-        final Phase mixed = new Phase("mixed: shared prefixes, retracts, aborts, failures", true);
-        long id = 1;
-        for (int p = 0; p < prefixes; p++)
-        {
-            warm.specs.add(new Spec(id++, 7 + p % 2, shared[p], options.maxNewTokens, false, false));
-        }
-        for (int i = 0; i < options.requests; i++)
-        {
-            final int p = random.nextInt(prefixes);
-            final int[] t = concat(shared[p], tokens(random, 1 + random.nextInt(Math.max(1, options.extendTokens))));
-            mixed.specs.add(new Spec(id++, 7 + p % 2, t, options.maxNewTokens, roll(random, options.retractRate),
-                roll(random, options.abortRate)));
-        }
-        phases.add(warm);
-        phases.add(mixed);
+        return shared;
     }
 }

@@ -119,6 +119,9 @@ public final class RadixTree
     private int walkMambaPages;
     private boolean walkStoppedAtLoading;
 
+    private final int[] blockedInSubtree;
+    private int evictablePageCount;
+
     private final boolean[] pageMark;
     private final boolean[] nodeFlag;
     private final boolean[] blockedBelow;
@@ -221,6 +224,7 @@ public final class RadixTree
         receiptSlots = new Long2LongHashMap(Math.max(16, maxReceipts * 2), 0.6f, -1L);
 
         nodeFlag = new boolean[maxNodes];
+        blockedInSubtree = new int[maxNodes];
         blockedBelow = new boolean[maxNodes];
         deletedChildren = new int[maxNodes];
         scratchA = new int[maxNodes];
@@ -385,6 +389,7 @@ public final class RadixTree
             movePage(page, SlotState.NODE, newParent);
             page = next;
         }
+        countSplit(node, newParent, k);
         return newParent;
     }
 
@@ -524,6 +529,7 @@ public final class RadixTree
         mapPut(parentNode, hi[offset + from], lo[offset + from], leaf);
         childCount[parentNode]++;
         lruAppend(leaf);
+        countNewNode(leaf);
         return leaf;
     }
 
@@ -555,6 +561,7 @@ public final class RadixTree
 
     private void deleteNode(final int node)
     {
+        countDeletedLeaf(node);
         final int p = parent[node];
         final int first = firstPage[node];
         mapRemoveAt(findSlot(p, pageHi[first], pageLo[first]));
@@ -787,6 +794,7 @@ public final class RadixTree
                 mambaOpLocks[node] += delta;
             }
         }
+        countLockChange(node, component, delta);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -818,11 +826,11 @@ public final class RadixTree
             int n = node;
             while (ROOT != n && NO_OP != previous && previous == loadingOp[n])
             {
-                loadingOp[n] = NO_OP;
+                setLoadingOp(n, NO_OP);
                 n = parent[n];
             }
         }
-        loadingOp[node] = op;
+        setLoadingOp(node, op);
     }
 
     /**
@@ -1007,12 +1015,25 @@ public final class RadixTree
      * KV pages that {@link #evictPages} could free now: pages of non-root nodes with FULL lock 0 whose subtree
      * holds no loading node and no MAMBA-locked node (a loading or MAMBA-locked leaf is never a victim, so its
      * ancestors never become leaves). Where every loading node is also FULL-locked by its load and MAMBA locks sit
-     * on FULL-locked paths, this is simply the pages of non-root, non-loading nodes with FULL lock 0. Computed in
-     * O(nodes) per call, one pass over the FULL LRU (children before parents), no incremental counter to keep.
+     * on FULL-locked paths, this is simply the pages of non-root, non-loading nodes with FULL lock 0. O(1): the
+     * count is kept as nodes are inserted, split, deleted, locked, unlocked and marked loading (each node keeps
+     * the number of blocked nodes in its subtree, updated along the path that changed, O(depth in nodes));
+     * {@link #verify} checks it against {@link #countEvictablePages}.
      *
      * @return KV pages that {@link #evictPages} could free now.
      */
     public int evictablePages()
+    {
+        return evictablePageCount;
+    }
+
+    /**
+     * The same value as {@link #evictablePages} recounted from scratch: one pass over the FULL LRU (children
+     * before parents), O(nodes). For checks and tests.
+     *
+     * @return KV pages that {@link #evictPages} could free now.
+     */
+    public int countEvictablePages()
     {
         int total = 0;
         int node = lruHead;
@@ -1033,6 +1054,113 @@ public final class RadixTree
         }
         blockedBelow[ROOT] = false;
         return total;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // The evictable-page count, kept incrementally
+    // ------------------------------------------------------------------------------------------------------------
+
+    private boolean selfBlocked(final int node)
+    {
+        return NO_OP != loadingOp[node] || fullLocks[node] > 0 || mambaLocks[node] > 0;
+    }
+
+    /**
+     * Add {@code delta} blocked nodes to the subtree counts of {@code from} and its ancestors below the root,
+     * moving the pages of each node whose count leaves or reaches zero out of or into the evictable count.
+     */
+    private void addBlocked(final int from, final int delta)
+    {
+        int n = from;
+        while (ROOT != n && NO_NODE != n && 0 != delta)
+        {
+            addBlockedAt(n, delta);
+            n = parent[n];
+        }
+    }
+
+    private void addBlockedAt(final int node, final int delta)
+    {
+        final boolean wasEvictable = 0 == blockedInSubtree[node];
+        blockedInSubtree[node] += delta;
+        final boolean evictable = 0 == blockedInSubtree[node];
+        if (wasEvictable != evictable)
+        {
+            evictablePageCount += evictable ? pageCount[node] : -pageCount[node];
+        }
+    }
+
+    private void countNewNode(final int leaf)
+    {
+        final int blocked = selfBlocked(leaf) ? 1 : 0;
+        blockedInSubtree[leaf] = blocked;
+        if (0 == blocked)
+        {
+            evictablePageCount += pageCount[leaf];
+        }
+        addBlocked(parent[leaf], blocked);
+    }
+
+    private void countSplit(final int node, final int newParent, final int movedPages)
+    {
+        final int blocked = selfBlocked(newParent) ? 1 : 0;
+        blockedInSubtree[newParent] = blockedInSubtree[node] + blocked;
+        if (0 == blockedInSubtree[node])
+        {
+            evictablePageCount -= movedPages;
+        }
+        if (0 == blockedInSubtree[newParent])
+        {
+            evictablePageCount += movedPages;
+        }
+        addBlocked(parent[newParent], blocked);
+    }
+
+    private void countDeletedLeaf(final int leaf)
+    {
+        if (0 == blockedInSubtree[leaf])
+        {
+            evictablePageCount -= pageCount[leaf];
+        }
+        addBlocked(parent[leaf], -blockedInSubtree[leaf]);
+        blockedInSubtree[leaf] = 0;
+    }
+
+    private void countLockChange(final int node, final byte component, final int delta)
+    {
+        if (!live[node] || ROOT == node)
+        {
+            return;
+        }
+        if (FULL_CODE == component)
+        {
+            int carried = 0;
+            int n = node;
+            while (ROOT != n && NO_NODE != n)
+            {
+                final boolean now = selfBlocked(n);
+                final boolean before = NO_OP != loadingOp[n] || fullLocks[n] - delta > 0 || mambaLocks[n] > 0;
+                carried += (now ? 1 : 0) - (before ? 1 : 0);
+                if (0 != carried)
+                {
+                    addBlockedAt(n, carried);
+                }
+                n = parent[n];
+            }
+        }
+        else
+        {
+            final boolean now = selfBlocked(node);
+            final boolean before = NO_OP != loadingOp[node] || fullLocks[node] > 0 || mambaLocks[node] - delta > 0;
+            addBlocked(node, (now ? 1 : 0) - (before ? 1 : 0));
+        }
+    }
+
+    private void setLoadingOp(final int node, final long op)
+    {
+        final boolean before = selfBlocked(node);
+        loadingOp[node] = op;
+        addBlocked(node, (selfBlocked(node) ? 1 : 0) - (before ? 1 : 0));
     }
 
     /**
@@ -1236,8 +1364,9 @@ public final class RadixTree
      * Check I1 (root empty, every other node has a live parent and a non-empty key, children unique by first
      * page), I2 (a node's page count equals the KV pages the pool says it owns), I4, I5 (lock counts non-negative,
      * a parent's FULL count at least the sum of its children's, receipts consistent), I6 (LRU lists hold exactly
-     * the live nodes / the nodes with a Mamba state) and I14 (a Mamba slot only on a node, owned by that node), in
-     * O(n). For tests and replay; never called by the engine loop.
+     * the live nodes / the nodes with a Mamba state), I14 (a Mamba slot only on a node, owned by that node) and
+     * the kept {@link #evictablePages} count against a recount, in O(n). For tests and replay; never called by
+     * the engine loop.
      *
      * @throws IllegalStateException naming the node and the invariant.
      */
@@ -1248,6 +1377,16 @@ public final class RadixTree
         verifyChildMap();
         verifyLruLists();
         verifyLocks();
+        verifyEvictableCount();
+    }
+
+    private void verifyEvictableCount()
+    {
+        final int counted = countEvictablePages();
+        if (counted != evictablePageCount)
+        {
+            fail("I5", ROOT, "evictable page count " + evictablePageCount + " but " + counted + " recounted");
+        }
     }
 
     private void verifyRootAndPool()

@@ -1,6 +1,7 @@
 package io.kvledger.engine.ingress;
 
 import io.kvledger.journal.InputRecord;
+import net.openhft.hashing.LongTupleHashFunction;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
@@ -24,7 +25,16 @@ class FingerprinterTest
     private final Fingerprinter fingerprinter = new Fingerprinter(PAGE_SIZE);
 
     @Test
-    void shouldMatchStraightforwardSha256Chain() throws Exception
+    void shouldUseTheReferenceXxh128()
+    {
+        final long[] empty = LongTupleHashFunction.xx128().hashBytes(new byte[0]);
+
+        assertEquals(0x99AA06D3014798D8L, empty[1], "XXH128 of no bytes, high half");
+        assertEquals(0x6001C324468D497FL, empty[0], "XXH128 of no bytes, low half");
+    }
+
+    @Test
+    void shouldMatchStraightforwardXxh128ChainOverLittleEndianBytes()
     {
         final int[] tokens = tokens(5 * PAGE_SIZE + 3, 1);
         final long[] hi = new long[8];
@@ -167,6 +177,81 @@ class FingerprinterTest
     }
 
     @Test
+    void shouldExtendAPreviousChainWithTheSameFingerprintsAsTheWholeChain()
+    {
+        final int[] history = tokens(11 * PAGE_SIZE + 9, 21);
+        for (final int turnEnd : new int[] { 0, PAGE_SIZE - 1, 3 * PAGE_SIZE + 4, 7 * PAGE_SIZE, history.length })
+        {
+            final long[] whole = new long[11];
+            final long[] wholeLo = new long[11];
+            final int wholePages = fingerprinter.fingerprint(NAMESPACE, history, history.length, whole, wholeLo);
+
+            final long[] hi = new long[11];
+            final long[] lo = new long[11];
+            final int done = fingerprinter.fingerprint(NAMESPACE, history, turnEnd, hi, lo);
+            final long lastHi = done > 0 ? hi[done - 1] : 77;
+            final long lastLo = done > 0 ? lo[done - 1] : 78;
+            final int pages = fingerprinter.extend(NAMESPACE, lastHi, lastLo, done, history, history.length, hi, lo);
+
+            assertEquals(wholePages, pages);
+            assertEquals(9, fingerprinter.tailTokens());
+            for (int i = 0; i < pages; i++)
+            {
+                assertEquals(whole[i], hi[i], "hi of page " + i + " after a turn of " + turnEnd + " tokens");
+                assertEquals(wholeLo[i], lo[i], "lo of page " + i + " after a turn of " + turnEnd + " tokens");
+            }
+
+            final InputRecord record = new InputRecord(16);
+            for (int i = 0; i < done; i++)
+            {
+                record.addFingerprint(hi[i], lo[i]);
+            }
+            final int tail = fingerprinter.extend(NAMESPACE, lastHi, lastLo, done, history, history.length, record);
+            assertEquals(9, tail);
+            assertEquals(pages, record.fingerprintCount());
+            for (int i = 0; i < pages; i++)
+            {
+                assertEquals(whole[i], record.fingerprintHi(i));
+                assertEquals(wholeLo[i], record.fingerprintLo(i));
+            }
+        }
+    }
+
+    @Test
+    void shouldHashOnlyTheNewPagesWhenExtending()
+    {
+        final int[] history = tokens(6 * PAGE_SIZE, 23);
+        final long[] hi = new long[6];
+        final long[] lo = new long[6];
+        fingerprinter.fingerprint(NAMESPACE, history, history.length, hi, lo);
+        final long[] sentinelHi = { 1, 2, 3, 4, hi[4], hi[5] };
+        final long[] sentinelLo = { 5, 6, 7, 8, lo[4], lo[5] };
+        final long[] extendedHi = sentinelHi.clone();
+        final long[] extendedLo = sentinelLo.clone();
+
+        fingerprinter.extend(NAMESPACE, hi[3], lo[3], 4, history, history.length, extendedHi, extendedLo);
+
+        assertEquals(Arrays.toString(sentinelHi), Arrays.toString(extendedHi), "pages before pagesDone untouched");
+        assertEquals(Arrays.toString(sentinelLo), Arrays.toString(extendedLo));
+        extendedHi[4] = 0;
+        fingerprinter.extend(NAMESPACE, hi[3] + 1, lo[3], 4, history, history.length, extendedHi, extendedLo);
+        assertNotEquals(hi[4], extendedHi[4], "the new pages hang off the given last fingerprint");
+    }
+
+    @Test
+    void shouldRejectAPagesDoneOutOfRange()
+    {
+        final int[] tokens = tokens(3 * PAGE_SIZE + 2, 5);
+        final long[] hi = new long[4];
+        final long[] lo = new long[4];
+
+        assertThrows(IllegalArgumentException.class,
+            () -> fingerprinter.extend(NAMESPACE, 1, 2, 4, tokens, tokens.length, hi, lo));
+        assertThrows(IllegalArgumentException.class,
+            () -> fingerprinter.extend(NAMESPACE, 1, 2, -1, tokens, tokens.length, new InputRecord(4)));
+    }
+
+    @Test
     void shouldHashNamespaceNamesStably() throws Exception
     {
         final byte[] digest = MessageDigest.getInstance("SHA-256").digest("tenant-a".getBytes(StandardCharsets.UTF_8));
@@ -189,6 +274,8 @@ class FingerprinterTest
         {
             fingerprinter.fingerprint(i, tokens, tokens.length, hi, lo);
             fingerprinter.fingerprint(i, tokens, tokens.length, record.reset());
+            fingerprinter.extend(i, hi[40], lo[40], 41, tokens, tokens.length, hi, lo);
+            fingerprinter.extend(i, hi[40], lo[40], 41, tokens, tokens.length, record.reset());
         }
 
         final long threadId = Thread.currentThread().getId();
@@ -197,10 +284,12 @@ class FingerprinterTest
         {
             fingerprinter.fingerprint(i, tokens, tokens.length, hi, lo);
             fingerprinter.fingerprint(i, tokens, tokens.length, record.reset());
+            fingerprinter.extend(i, hi[40], lo[40], 41, tokens, tokens.length, hi, lo);
+            fingerprinter.extend(i, hi[40], lo[40], 41, tokens, tokens.length, record.reset());
         }
         final long allocated = threads.getThreadAllocatedBytes(threadId) - before;
 
-        assertTrue(allocated < 4_096, "allocated " + allocated + " bytes over 4000 calls");
+        assertTrue(allocated < 4_096, "allocated " + allocated + " bytes over 8000 calls");
     }
 
     @Test
@@ -210,25 +299,27 @@ class FingerprinterTest
     }
 
     private static long[][] referenceChain(
-        final long namespace, final int[] tokens, final int count, final int pageSize) throws Exception
+        final long namespace, final int[] tokens, final int count, final int pageSize)
     {
         final int pages = count / pageSize;
         final long[][] result = new long[2][pages];
-        byte[] parent = new byte[16];
+        long parentHi = 0;
+        long parentLo = 0;
         for (int page = 0; page < pages; page++)
         {
             final ByteBuffer input = ByteBuffer.allocate(8 + 16 + 4 * pageSize).order(ByteOrder.LITTLE_ENDIAN);
             input.putLong(namespace);
-            input.put(parent);
+            input.putLong(parentHi);
+            input.putLong(parentLo);
             for (int i = 0; i < pageSize; i++)
             {
                 input.putInt(tokens[page * pageSize + i]);
             }
-            final byte[] digest = MessageDigest.getInstance("SHA-256").digest(input.array());
-            parent = Arrays.copyOf(digest, 16);
-            final ByteBuffer fp = ByteBuffer.wrap(parent).order(ByteOrder.BIG_ENDIAN);
-            result[0][page] = fp.getLong(0);
-            result[1][page] = fp.getLong(8);
+            final long[] hash = LongTupleHashFunction.xx128().hashBytes(input.array());
+            parentHi = hash[1];
+            parentLo = hash[0];
+            result[0][page] = parentHi;
+            result[1][page] = parentLo;
         }
         return result;
     }

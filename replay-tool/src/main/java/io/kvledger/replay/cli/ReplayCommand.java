@@ -28,7 +28,12 @@ final class ReplayCommand extends JournalCommand
     public Integer call()
     {
         final Replayer replayer = new Replayer();
-        final JournalHeader header = input().read(replayer);
+        final JournalHeader header;
+        try (ReplayPipeline pipeline = new ReplayPipeline(replayer))
+        {
+            header = input().read(pipeline);
+            pipeline.finish();
+        }
         if (!EngineConfig.KVLEDGER_VERSION.equals(header.kvledgerVersion()))
         {
             err().println("warning: journal written by kvledger " + header.kvledgerVersion() +

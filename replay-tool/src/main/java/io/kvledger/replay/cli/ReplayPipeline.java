@@ -1,0 +1,175 @@
+package io.kvledger.replay.cli;
+
+import io.kvledger.journal.EffectList;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.JournalHeader;
+import io.kvledger.journal.JournalListener;
+import io.kvledger.journal.JournalPosition;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Replays on two threads: the thread reading the journal (Chronicle read, frame decode) copies each document into a
+ * ring of preallocated slots, and a replay thread hands them, in order, to the {@link Replayer} (apply on the
+ * engine, compare the effects). Reading and decoding cost about as much as applying and comparing, so on two idle
+ * cores the two halves overlap. One producer, one consumer; the published and consumed counts are the only shared
+ * state, so a slot is written only after the replay thread released it. The slots grow (rarely) to fit a document;
+ * nothing is allocated per document otherwise.
+ * <p>
+ * Use: {@link #onHeader} and {@link #onDocument} from the reading thread, then {@link #finish} to wait for the replay
+ * thread; {@link #close} stops it early (a read that failed).
+ */
+final class ReplayPipeline implements JournalListener, AutoCloseable
+{
+    private static final int SLOTS = 512;
+    private static final int MASK = SLOTS - 1;
+    private static final int RELEASE_BATCH = 32;
+
+    private final Replayer replayer;
+    private final InputRecord[] inputs = new InputRecord[SLOTS];
+    private final EffectList[] effects = new EffectList[SLOTS];
+    private final int[] results = new int[SLOTS];
+    private final AtomicLong published = new AtomicLong();
+    private final AtomicLong consumed = new AtomicLong();
+    private final IdleStrategy producerIdle = new BackoffIdleStrategy(64, 16, 1_000, 100_000);
+    private final Thread worker;
+    private volatile boolean finished;
+    private volatile boolean stopped;
+    private volatile Throwable failure;
+    private long produced;
+
+    /**
+     * Start the replay thread.
+     *
+     * @param replayer applies and compares each document, on the replay thread.
+     */
+    ReplayPipeline(final Replayer replayer)
+    {
+        this.replayer = replayer;
+        for (int i = 0; i < SLOTS; i++)
+        {
+            inputs[i] = new InputRecord(64);
+            effects[i] = new EffectList(64);
+        }
+        worker = new Thread(this::consume, "kvledger-replay");
+        worker.setDaemon(true);
+        worker.start();
+    }
+
+    @Override
+    public void onHeader(final JournalHeader header, final JournalPosition position)
+    {
+        replayer.onHeader(header, position);
+    }
+
+    @Override
+    public void onDocument(final InputRecord input, final int resultCode, final EffectList documentEffects,
+        final JournalPosition position)
+    {
+        while (produced - consumed.get() >= SLOTS)
+        {
+            checkFailure();
+            producerIdle.idle();
+        }
+        producerIdle.reset();
+        final int slot = (int)(produced & MASK);
+        if (input.fingerprintCount() > inputs[slot].fingerprintCapacity())
+        {
+            inputs[slot] = new InputRecord(Math.max(input.fingerprintCount(), 2 * inputs[slot].fingerprintCapacity()));
+        }
+        inputs[slot].copyFrom(input);
+        effects[slot].copyFrom(documentEffects);
+        results[slot] = resultCode;
+        published.lazySet(++produced);
+    }
+
+    /**
+     * Wait until the replay thread has applied every document handed over.
+     *
+     * @throws IllegalStateException when the replay thread failed (the cause attached).
+     */
+    void finish()
+    {
+        finished = true;
+        join();
+        checkFailure();
+    }
+
+    /** Stop the replay thread without waiting for the documents still in the ring. */
+    @Override
+    public void close()
+    {
+        stopped = true;
+        finished = true;
+        join();
+    }
+
+    private void join()
+    {
+        boolean interrupted = false;
+        while (worker.isAlive())
+        {
+            try
+            {
+                worker.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void checkFailure()
+    {
+        final Throwable t = failure;
+        if (null != t)
+        {
+            throw new IllegalStateException("replay thread failed: " + t, t);
+        }
+    }
+
+    private void consume()
+    {
+        final IdleStrategy idle = new BackoffIdleStrategy(64, 16, 1_000, 100_000);
+        long next = 0;
+        try
+        {
+            while (!stopped)
+            {
+                final long available = published.get();
+                if (next == available)
+                {
+                    if (finished && next == published.get())
+                    {
+                        return;
+                    }
+                    idle.idle();
+                    continue;
+                }
+                idle.reset();
+                while (next < available && !stopped)
+                {
+                    final int slot = (int)(next & MASK);
+                    replayer.onDocument(inputs[slot], results[slot], effects[slot], null);
+                    next++;
+                    if (0 == (next % RELEASE_BATCH))
+                    {
+                        consumed.lazySet(next);
+                    }
+                }
+                consumed.lazySet(next);
+            }
+        }
+        catch (final Throwable t)
+        {
+            failure = t;
+        }
+    }
+}
