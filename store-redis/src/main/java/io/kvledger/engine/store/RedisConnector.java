@@ -57,6 +57,12 @@ public final class RedisConnector implements AutoCloseable
     /** Default key namespace. */
     public static final String DEFAULT_NAMESPACE = "kvledger";
 
+    /**
+     * Least time Lettuce itself gives a connection attempt or a command (the handshake of a cold JVM on a busy
+     * machine can take seconds); an operation's own, shorter timeout is enforced by the store.
+     */
+    private static final Duration CLIENT_TIMEOUT_FLOOR = Duration.ofSeconds(5);
+
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     private final ClientResources resources;
@@ -122,10 +128,11 @@ public final class RedisConnector implements AutoCloseable
         {
             throw new IllegalArgumentException("Redis timeout must be positive: " + timeout);
         }
+        final Duration clientTimeout = timeout.compareTo(CLIENT_TIMEOUT_FLOOR) > 0 ? timeout : CLIENT_TIMEOUT_FLOOR;
         final List<RedisURI> parsed = new ArrayList<>(uris.size());
         for (final String uri : uris)
         {
-            parsed.add(parse(uri, timeout));
+            parsed.add(parse(uri, clientTimeout));
         }
 
         final ClientResources resources = DefaultClientResources.builder()
@@ -144,8 +151,8 @@ public final class RedisConnector implements AutoCloseable
                 single.setOptions(ClientOptions.builder()
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-                    .timeoutOptions(TimeoutOptions.enabled(timeout))
+                    .socketOptions(SocketOptions.builder().connectTimeout(clientTimeout).build())
+                    .timeoutOptions(TimeoutOptions.enabled(clientTimeout))
                     .build());
                 final StatefulRedisConnection<byte[], byte[]> admin = single.connect(ByteArrayCodec.INSTANCE);
                 final String info = admin.sync().info("cluster");
@@ -169,8 +176,8 @@ public final class RedisConnector implements AutoCloseable
             clusterClient.setOptions(ClusterClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(clientTimeout).build())
+                .timeoutOptions(TimeoutOptions.enabled(clientTimeout))
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder().enableAllAdaptiveRefreshTriggers()
                     .build())
                 .build());
