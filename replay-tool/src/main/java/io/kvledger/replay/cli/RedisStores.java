@@ -59,8 +59,8 @@ final class RedisStores
     static String note(final L3Store store)
     {
         final StoreStats s = store.stats();
-        return String.format(Locale.ROOT, "%s: %,d pages written, %,d read, %,d missing, %,d corrupt, %,d failed " +
-            "ops (%,d timeouts), %,d disconnects, %,d reconnects", store.describe(), s.pagesWritten(), s.pagesRead(),
+        return String.format(Locale.ROOT, "%s: %,d pages written, %,d read, %,d missing, %,d corrupt, %,d I/O " +
+            "errors (%,d timeouts), %,d disconnects, %,d reconnects", store.describe(), s.pagesWritten(), s.pagesRead(),
             s.missing(), s.corrupt(), s.ioErrors(), s.timeouts(), s.disconnects(), s.reconnects());
     }
 }
