@@ -158,6 +158,21 @@ class RedisRunCommandTest
         assertTrue(!Files.exists(dir.resolve("j")), "nothing journaled");
     }
 
+    @Test
+    void shouldBenchTheFileStoreAgainstRedis()
+    {
+        final String out = kvledger("bench", "--store-bench", "--store-mib", 1, "--redis", single.node(0).uri())
+            .exits(0).out();
+        assertTrue(out.startsWith("store bench: 1 MiB"), out);
+        for (final String cell : new String[]{"file   4 KiB   1 ", "redis  4 KiB   64 ", "file   64 KiB  64 ",
+            "redis  64 KiB  1 "})
+        {
+            assertTrue(out.contains(cell), cell + " in\n" + out);
+        }
+        assertEquals("0", single.node(0).cli("eval", "return #redis.call('keys', 'kvledger-bench*')", "0").trim(),
+            "the benchmark's keys are deleted");
+    }
+
     private static Object[] run(final Path journal, final String namespace, final String uri, final Object... more)
     {
         final List<Object> args = new ArrayList<>(List.of("run", "--store", "redis", "--redis", uri,

@@ -272,6 +272,35 @@ public final class RedisConnector implements AutoCloseable
     }
 
     /**
+     * Delete every key that starts with a prefix (SCAN, then DEL in batches); for benchmarks and tests; any thread.
+     *
+     * @param prefix key prefix, free of glob characters.
+     * @return the number of keys deleted.
+     */
+    public long deleteKeys(final byte[] prefix)
+    {
+        final byte[] pattern = new byte[prefix.length + 1];
+        System.arraycopy(prefix, 0, pattern, 0, prefix.length);
+        pattern[prefix.length] = '*';
+        long deleted = 0;
+        synchronized (adminKeys)
+        {
+            final List<byte[]> batch = new ArrayList<>();
+            final ScanIterator<byte[]> keys = ScanIterator.scan(adminKeys, ScanArgs.Builder.matches(pattern)
+                .limit(1000));
+            while (keys.hasNext())
+            {
+                batch.add(keys.next());
+            }
+            for (final byte[] key : batch)
+            {
+                deleted += adminKeys.del(key);
+            }
+        }
+        return deleted;
+    }
+
+    /**
      * Administrative commands on keys (tests corrupt or remove values through it); any thread, one at a time.
      *
      * @return synchronous key commands on the plain connection.

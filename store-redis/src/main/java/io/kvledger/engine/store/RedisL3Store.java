@@ -159,6 +159,16 @@ public final class RedisL3Store extends AsyncL3Store
     }
 
     /**
+     * Delete every page and Mamba state of this store's namespace (for benchmarks and tests); any thread.
+     *
+     * @return the number of keys deleted.
+     */
+    public long deleteAll()
+    {
+        return connector.deleteKeys(pagePrefix) + connector.deleteKeys(mambaPrefix);
+    }
+
+    /**
      * {@inheritDoc}
      */
     public String describe()
