@@ -46,9 +46,7 @@ public final class RedisServers implements AutoCloseable
         {
             for (int i = 0; i < count; i++)
             {
-                final Node node = new Node(root.resolve("node" + i), freePort(cluster), cluster, persistent);
-                nodes.add(node);
-                node.start();
+                nodes.add(startNode(root.resolve("node" + i), cluster, persistent));
             }
             if (cluster)
             {
@@ -149,6 +147,29 @@ public final class RedisServers implements AutoCloseable
         {
             node.kill();
         }
+    }
+
+    /**
+     * Start a node on a free port, trying another port when the chosen one was taken in the meantime (another
+     * build on the same machine may start servers too).
+     */
+    private static Node startNode(final Path dir, final boolean cluster, final boolean persistent)
+    {
+        IllegalStateException failure = null;
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            final Node node = new Node(dir, freePort(cluster), cluster, persistent);
+            try
+            {
+                node.start();
+                return node;
+            }
+            catch (final IllegalStateException ex)
+            {
+                failure = ex;
+            }
+        }
+        throw failure;
     }
 
     private void createCluster()
