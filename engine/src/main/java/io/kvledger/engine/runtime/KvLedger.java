@@ -79,9 +79,16 @@ public final class KvLedger implements AutoCloseable
             .cudaCopyPath(options.cudaCopyPath);
         final StringBuilder message = new StringBuilder();
         final DeviceBackend device = DeviceBackends.create(options.device, deviceConfig, message);
-        final L3Store store = options.store == KvLedgerOptions.StoreKind.MEMORY ?
-            new MemoryL3Store(device, config.maxRequestPages() + 4, 64) :
-            new FileL3Store(options.storeDir, device, config.maxRequestPages() + 4, 64);
+        final L3Store store;
+        try
+        {
+            store = openStore(options, device, config.maxRequestPages() + 4, 64);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(device);
+            throw ex;
+        }
         final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
             .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
         final JournalWriter journal = JournalWriter.open(options.journalDir, header, false);
@@ -90,6 +97,26 @@ public final class KvLedger implements AutoCloseable
         store.start(ledger.loop);
         ledger.loop.start();
         return ledger;
+    }
+
+    private static L3Store openStore(
+        final KvLedgerOptions options, final DeviceBackend device, final int maxPagesPerOp, final int planCount)
+    {
+        switch (options.store)
+        {
+            case MEMORY:
+                return new MemoryL3Store(device, maxPagesPerOp, planCount);
+
+            case CUSTOM:
+                if (null == options.storeFactory)
+                {
+                    throw new IllegalArgumentException("store CUSTOM needs a storeFactory");
+                }
+                return options.storeFactory.create(device, maxPagesPerOp, planCount);
+
+            default:
+                return new FileL3Store(options.storeDir, device, maxPagesPerOp, planCount);
+        }
     }
 
     /** @return a new session for the calling thread. */

@@ -2,6 +2,7 @@ package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.device.CudaCopyPath;
+import io.kvledger.engine.store.L3StoreFactory;
 import io.kvledger.journal.codec.DeviceKind;
 
 import java.nio.file.Path;
@@ -18,7 +19,9 @@ public final class KvLedgerOptions
         /** A directory keyed by fingerprint; survives restart. */
         FILE,
         /** In memory, for tests. */
-        MEMORY
+        MEMORY,
+        /** Made by {@link KvLedgerOptions#storeFactory} (the shared Redis store of module store-redis). */
+        CUSTOM
     }
 
     public EngineConfig config = EngineConfig.builder().build();
@@ -28,6 +31,8 @@ public final class KvLedgerOptions
     public DeviceKind device = DeviceKind.HOST;
     public StoreKind store = StoreKind.FILE;
     public Path storeDir = Path.of("kvledger-out", "l3");
+    /** Makes the store when {@link #store} is {@link StoreKind#CUSTOM}. */
+    public L3StoreFactory storeFactory;
     public int ringSize = 4096;
     public WaitStrategyKind waitStrategy = WaitStrategyKind.BLOCKING;
     /** When true, a full ring makes a call return RING_FULL instead of waiting. */

@@ -33,6 +33,11 @@ abstract class AsyncL3Store implements L3Store
     static final int READ_MISSING = 1;
     static final int READ_CORRUPT = 2;
 
+    /** Bit of a fetch result: the plan's Mamba state was read. */
+    static final long FETCH_MAMBA_READ = 1L << 32;
+    /** Bit of a fetch result: the fetch failed (reported with ok false). */
+    static final long FETCH_FAILED = 1L << 33;
+
     final HostStaging staging;
     final StoreStats stats = new StoreStats();
     final int kvPageBytes;
@@ -355,29 +360,15 @@ abstract class AsyncL3Store implements L3Store
     private void processQuery(final QueryPlan plan)
     {
         final long op = plan.op;
-        final int count = plan.count;
-        int present = 0;
-        int mambaPages = 0;
+        long answer;
         try
         {
-            while (present < count && containsObject(PAGE, plan.hi[present], plan.lo[present]))
-            {
-                present++;
-            }
-            for (int p = present; p >= 1; p--)
-            {
-                if (containsObject(MAMBA, plan.hi[p - 1], plan.lo[p - 1]))
-                {
-                    mambaPages = p;
-                    break;
-                }
-            }
+            answer = answerQuery(plan);
         }
         catch (final RuntimeException ex)
         {
             stats.addIoErrors(1);
-            present = 0;
-            mambaPages = 0;
+            answer = 0;
         }
 
         plan.released();
@@ -385,7 +376,7 @@ abstract class AsyncL3Store implements L3Store
         stats.addQueries(1);
         try
         {
-            listener.onQueryDone(op, present, mambaPages);
+            listener.onQueryDone(op, queryPresentPages(answer), queryMambaPages(answer));
         }
         catch (final Throwable ex)
         {
@@ -393,48 +384,67 @@ abstract class AsyncL3Store implements L3Store
         }
     }
 
+    /**
+     * Answer a query: how many leading pages are stored, and the deepest of those with a Mamba state; I/O thread
+     * only. This default asks object by object; a store on a network overrides it to ask in one round trip.
+     *
+     * @param plan the query.
+     * @return the answer packed by {@link #queryAnswer(int, int)}.
+     */
+    long answerQuery(final QueryPlan plan)
+    {
+        final int count = plan.count;
+        int present = 0;
+        int mambaPages = 0;
+        while (present < count && containsObject(PAGE, plan.hi[present], plan.lo[present]))
+        {
+            present++;
+        }
+        for (int p = present; p >= 1; p--)
+        {
+            if (containsObject(MAMBA, plan.hi[p - 1], plan.lo[p - 1]))
+            {
+                mambaPages = p;
+                break;
+            }
+        }
+        return queryAnswer(present, mambaPages);
+    }
+
+    /**
+     * Pack a query's answer without allocating.
+     *
+     * @param presentPages leading pages present.
+     * @param mambaPages   deepest present page with a Mamba state (1-based), 0 when none.
+     * @return the packed answer.
+     */
+    static long queryAnswer(final int presentPages, final int mambaPages)
+    {
+        return ((long)presentPages << 32) | (mambaPages & 0xFFFF_FFFFL);
+    }
+
+    static int queryPresentPages(final long answer)
+    {
+        return (int)(answer >>> 32);
+    }
+
+    static int queryMambaPages(final long answer)
+    {
+        return (int)answer;
+    }
+
     private void processFetch(final FetchPlan plan)
     {
         final long op = plan.op;
-        boolean ok = true;
-        int pagesRead = 0;
-        boolean mambaRead = false;
+        long result;
         try
         {
-            for (int i = 0; i < plan.count; i++)
-            {
-                final int result = readObject(
-                    PAGE, plan.hi[i], plan.lo[i], staging.slot(Pool.HOST_KV, plan.slot[i]), kvPageBytes);
-                if (result != READ_OK)
-                {
-                    countFailedRead(result);
-                    break;
-                }
-                pagesRead++;
-            }
-            stats.addPagesRead(pagesRead);
-            stats.addBytesRead((long)pagesRead * kvPageBytes);
-
-            if (plan.hasMamba)
-            {
-                final int result = readObject(
-                    MAMBA, plan.mambaHi, plan.mambaLo, staging.slot(Pool.HOST_MAMBA, plan.mambaSlot), mambaStateBytes);
-                if (result == READ_OK)
-                {
-                    mambaRead = true;
-                    stats.addMambaRead(1);
-                    stats.addBytesRead(mambaStateBytes);
-                }
-                else
-                {
-                    countFailedRead(result);
-                }
-            }
+            result = readPlan(plan);
         }
         catch (final IOException | RuntimeException ex)
         {
-            ok = false;
             stats.addIoErrors(1);
+            result = FETCH_FAILED;
         }
 
         plan.released();
@@ -442,12 +452,63 @@ abstract class AsyncL3Store implements L3Store
         stats.addFetches(1);
         try
         {
-            listener.onFetchDone(op, ok, pagesRead, mambaRead);
+            listener.onFetchDone(op, (result & FETCH_FAILED) == 0, fetchPagesRead(result),
+                (result & FETCH_MAMBA_READ) != 0);
         }
         catch (final Throwable ex)
         {
             listenerFailed(ex);
         }
+    }
+
+    /**
+     * Read a plan's leading pages (stopping at the first missing or corrupt one) and its Mamba state into host
+     * staging, counting what was read; I/O thread only. This default reads object by object; a store on a network
+     * overrides it to read in one round trip.
+     *
+     * @param plan the fetch.
+     * @return pages read, or'ed with {@link #FETCH_MAMBA_READ} and {@link #FETCH_FAILED} as they apply.
+     * @throws IOException on an I/O error other than absence (the fetch fails).
+     */
+    long readPlan(final FetchPlan plan) throws IOException
+    {
+        int pagesRead = 0;
+        long result = 0;
+        for (int i = 0; i < plan.count; i++)
+        {
+            final int read = readObject(
+                PAGE, plan.hi[i], plan.lo[i], staging.slot(Pool.HOST_KV, plan.slot[i]), kvPageBytes);
+            if (read != READ_OK)
+            {
+                countFailedRead(read);
+                break;
+            }
+            pagesRead++;
+        }
+        stats.addPagesRead(pagesRead);
+        stats.addBytesRead((long)pagesRead * kvPageBytes);
+
+        if (plan.hasMamba)
+        {
+            final int read = readObject(
+                MAMBA, plan.mambaHi, plan.mambaLo, staging.slot(Pool.HOST_MAMBA, plan.mambaSlot), mambaStateBytes);
+            if (read == READ_OK)
+            {
+                result |= FETCH_MAMBA_READ;
+                stats.addMambaRead(1);
+                stats.addBytesRead(mambaStateBytes);
+            }
+            else
+            {
+                countFailedRead(read);
+            }
+        }
+        return result | pagesRead;
+    }
+
+    static int fetchPagesRead(final long result)
+    {
+        return (int)result;
     }
 
     private void processWrite(final WritePlan plan)
@@ -456,19 +517,7 @@ abstract class AsyncL3Store implements L3Store
         boolean ok = true;
         try
         {
-            for (int i = 0; i < plan.count; i++)
-            {
-                writeObject(PAGE, plan.hi[i], plan.lo[i], staging.slot(Pool.HOST_KV, plan.slot[i]), kvPageBytes);
-                stats.addPagesWritten(1);
-                stats.addBytesWritten(kvPageBytes);
-            }
-            if (plan.hasMamba)
-            {
-                writeObject(
-                    MAMBA, plan.mambaHi, plan.mambaLo, staging.slot(Pool.HOST_MAMBA, plan.mambaSlot), mambaStateBytes);
-                stats.addMambaWritten(1);
-                stats.addBytesWritten(mambaStateBytes);
-            }
+            writePlan(plan);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -489,7 +538,31 @@ abstract class AsyncL3Store implements L3Store
         }
     }
 
-    private void countFailedRead(final int result)
+    /**
+     * Store a plan's pages and Mamba state from host staging, counting what was written; I/O thread only. This
+     * default writes object by object; a store on a network overrides it to write in one round trip.
+     *
+     * @param plan the write.
+     * @throws IOException on an I/O error (the write fails).
+     */
+    void writePlan(final WritePlan plan) throws IOException
+    {
+        for (int i = 0; i < plan.count; i++)
+        {
+            writeObject(PAGE, plan.hi[i], plan.lo[i], staging.slot(Pool.HOST_KV, plan.slot[i]), kvPageBytes);
+            stats.addPagesWritten(1);
+            stats.addBytesWritten(kvPageBytes);
+        }
+        if (plan.hasMamba)
+        {
+            writeObject(
+                MAMBA, plan.mambaHi, plan.mambaLo, staging.slot(Pool.HOST_MAMBA, plan.mambaSlot), mambaStateBytes);
+            stats.addMambaWritten(1);
+            stats.addBytesWritten(mambaStateBytes);
+        }
+    }
+
+    void countFailedRead(final int result)
     {
         stats.addMissing(1);
         if (result == READ_CORRUPT)

@@ -3,8 +3,9 @@ package io.kvledger.engine.store;
 /**
  * Live counters of an L3 store's work, for summaries and tests.
  * <p>
- * Thread ownership: written only by the store's I/O thread (single writer), readable from any thread; each value
- * is current on its own, not a consistent snapshot of all of them.
+ * Thread ownership: written only by the store's I/O thread (single writer), except the connection counters
+ * ({@link #disconnects()}, {@link #reconnects()}) which a networked store's client thread writes under this object's
+ * lock; readable from any thread; each value is current on its own, not a consistent snapshot of all of them.
  */
 public final class StoreStats
 {
@@ -21,6 +22,9 @@ public final class StoreStats
     private volatile long bytesRead;
     private volatile long bytesWritten;
     private volatile long listenerErrors;
+    private volatile long timeouts;
+    private volatile long disconnects;
+    private volatile long reconnects;
 
     /**
      * Count of queries answered.
@@ -152,6 +156,53 @@ public final class StoreStats
         return listenerErrors;
     }
 
+    /**
+     * Count of operations that failed because the store did not answer in time (also counted in
+     * {@link #ioErrors()}); networked stores only.
+     *
+     * @return the count so far.
+     */
+    public long timeouts()
+    {
+        return timeouts;
+    }
+
+    /**
+     * Count of connections to the store that were lost; networked stores only.
+     *
+     * @return the count so far.
+     */
+    public long disconnects()
+    {
+        return disconnects;
+    }
+
+    /**
+     * Count of lost connections to the store that were re-established automatically; networked stores only.
+     *
+     * @return the count so far.
+     */
+    public long reconnects()
+    {
+        return reconnects;
+    }
+
+    void addTimeouts(final long delta)
+    {
+        timeouts += delta;
+    }
+
+    /** Connection events arrive on a client thread other than the I/O thread, hence synchronized. */
+    synchronized void addDisconnects(final long delta)
+    {
+        disconnects += delta;
+    }
+
+    synchronized void addReconnects(final long delta)
+    {
+        reconnects += delta;
+    }
+
     void addQueries(final long delta)
     {
         queries += delta;
@@ -237,6 +288,9 @@ public final class StoreStats
             ", bytesRead=" + bytesRead +
             ", bytesWritten=" + bytesWritten +
             ", listenerErrors=" + listenerErrors +
+            ", timeouts=" + timeouts +
+            ", disconnects=" + disconnects +
+            ", reconnects=" + reconnects +
             '}';
     }
 }

@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -63,6 +64,21 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--repeats", defaultValue = "5", description = "Timed runs per --data-path measurement " +
         "(default: ${DEFAULT-VALUE}; the median is shown).")
     int repeats;
+    @Option(names = "--store-bench", description = "Measure L3 writes and fetches instead (file store, and Redis " +
+        "with --redis): pages/s and GB/s for 4 KiB and 64 KiB pages, batches of 1 and 64.")
+    boolean storeBench;
+
+    @Option(names = "--redis", paramLabel = "URI", description = "Redis measured by --store-bench (repeatable: " +
+        "several seed URIs mean a Redis Cluster).")
+    List<String> redis = new ArrayList<>();
+
+    @Option(names = "--store-mib", defaultValue = "16", description = "MiB written and fetched per --store-bench " +
+        "cell (default: ${DEFAULT-VALUE}).")
+    int storeMib;
+
+    @Option(names = "--store-dir", paramLabel = "DIR", description = "Where --store-bench puts the file store " +
+        "(default: a temporary directory, removed afterwards).")
+    Path storeDir;
 
     @Override
     public Integer call() throws IOException
@@ -72,6 +88,10 @@ final class BenchCommand implements Callable<Integer>
             return dataPath();
         }
         final PrintWriter out = spec.commandLine().getOut();
+        if (storeBench)
+        {
+            return StoreBench.run(out, storeMib, redis, storeDir);
+        }
         final RecordedRun run = RecordedRun.record(workload, requests, 1);
         final EngineConfig config = run.config;
         final List<InputRecord> inputs = run.inputs;

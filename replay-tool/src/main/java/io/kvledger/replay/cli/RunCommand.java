@@ -77,9 +77,21 @@ final class RunCommand implements Callable<Integer>
         defaultValue = "host")
     DeviceKind device;
 
-    @Option(names = "--store", paramLabel = "file|memory", description = "L3 store (default: ${DEFAULT-VALUE}).",
-        defaultValue = "file")
+    @Option(names = "--store", paramLabel = "file|memory|redis", description = "L3 store (default: " +
+        "${DEFAULT-VALUE}); redis is shared between machines and needs --redis.", defaultValue = "file")
     String store;
+
+    @Option(names = "--redis", paramLabel = "URI", description = "Redis of --store redis: redis://[:PASSWORD@]HOST:" +
+        "PORT (repeatable: several seed URIs mean a Redis Cluster).")
+    List<String> redis = new ArrayList<>();
+
+    @Option(names = "--redis-namespace", paramLabel = "NAME", description = "Prefix of every Redis key, so " +
+        "deployments can share one Redis (default: ${DEFAULT-VALUE}).", defaultValue = "kvledger")
+    String redisNamespace;
+
+    @Option(names = "--redis-timeout-ms", paramLabel = "MS", description = "How long a Redis operation waits " +
+        "before it fails and the request recomputes (default: ${DEFAULT-VALUE}).", defaultValue = "2000")
+    long redisTimeoutMs;
 
     @Option(names = "--store-dir", paramLabel = "DIR", description = "Directory of the file store (default: " +
         "${DEFAULT-VALUE}).", defaultValue = "kvledger-out/l3")
@@ -197,6 +209,14 @@ final class RunCommand implements Callable<Integer>
         o.device = device;
         o.store = storeKind(store);
         o.storeDir = storeDir;
+        if (o.store == KvLedgerOptions.StoreKind.CUSTOM && !deterministic)
+        {
+            o.storeFactory = RedisStores.connect(redis, redisNamespace, redisTimeoutMs);
+        }
+        else if (!redis.isEmpty() && !deterministic)
+        {
+            throw new CliException("--redis is for --store redis (the store is " + store + ")");
+        }
         o.copyDelayMinNs = copyDelayUs * 1_000;
         o.copyDelayMaxNs = copyDelayUs * 1_000;
         o.label = "kvledger run " + workload.cliName();
@@ -248,6 +268,10 @@ final class RunCommand implements Callable<Integer>
         out.printf(Locale.ROOT, "  digest mismatches %,d%s%n", r.mismatches,
             r.mismatches == 0 ? "" : " (first: " + r.mismatchList.get(0) + ")");
         out.printf(Locale.ROOT, "  inputs            %,d (%,.0f per second)%n", r.inputs, r.inputsPerSecond());
+        if (!r.storeNote.isEmpty())
+        {
+            out.println("  L3 store          " + r.storeNote);
+        }
         out.printf(Locale.ROOT, "  state hash        0x%016x%n", r.stateHash);
         out.printf(Locale.ROOT, "  journal           %s%n", r.journal);
     }
@@ -267,6 +291,10 @@ final class RunCommand implements Callable<Integer>
         o.put("retracts", r.retracts);
         o.put("digestMismatches", r.mismatches);
         o.put("inputsPerSecond", Math.round(r.inputsPerSecond()));
+        if (!r.storeNote.isEmpty())
+        {
+            o.put("store", r.storeNote);
+        }
         o.put("stateHash", String.format(Locale.ROOT, "0x%016x", r.stateHash));
         o.put("journal", r.journal.toString());
         return o;
@@ -278,7 +306,8 @@ final class RunCommand implements Callable<Integer>
         {
             case "file": return KvLedgerOptions.StoreKind.FILE;
             case "memory": return KvLedgerOptions.StoreKind.MEMORY;
-            default: throw new CliException("unknown store '" + name + "' (file or memory)");
+            case "redis": return KvLedgerOptions.StoreKind.CUSTOM;
+            default: throw new CliException("unknown store '" + name + "' (file, memory or redis)");
         }
     }
 

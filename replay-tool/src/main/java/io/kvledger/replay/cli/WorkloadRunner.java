@@ -44,6 +44,8 @@ final class WorkloadRunner
         long elapsedNs;
         Path journal;
         String deviceNote = "";
+        /** The shared (Redis) store and its counters; "" for the embedded stores. */
+        String storeNote = "";
 
         double inputsPerSecond()
         {
@@ -102,6 +104,10 @@ final class WorkloadRunner
             finally
             {
                 ledger.close();
+            }
+            if (options.store == KvLedgerOptions.StoreKind.CUSTOM)
+            {
+                r.storeNote = RedisStores.note(ledger.store());
             }
             counters = ledger.engine().counters();
             r.stateHash = ledger.engine().stateHash();

@@ -1,0 +1,66 @@
+package io.kvledger.replay.cli;
+
+import io.kvledger.engine.store.L3Store;
+import io.kvledger.engine.store.L3StoreFactory;
+import io.kvledger.engine.store.RedisConnector;
+import io.kvledger.engine.store.RedisL3Store;
+import io.kvledger.engine.store.StoreStats;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The command line's side of {@code --store redis}: connect before the run starts (a wrong or unreachable URI is
+ * one line and exit 2, before any journal is written), and one summary line of the store's counters afterwards.
+ */
+final class RedisStores
+{
+    private RedisStores()
+    {
+    }
+
+    /**
+     * Connect to Redis and make the store factory of a run.
+     *
+     * @param uris      {@code --redis} values.
+     * @param namespace {@code --redis-namespace}.
+     * @param timeoutMs {@code --redis-timeout-ms}.
+     * @return the factory, holding the open connections.
+     * @throws CliException when an argument is wrong or Redis cannot be reached.
+     */
+    static L3StoreFactory connect(final List<String> uris, final String namespace, final long timeoutMs)
+    {
+        if (uris.isEmpty())
+        {
+            throw new CliException("--store redis needs --redis URI (redis://HOST:PORT; repeat it for the seeds " +
+                "of a Redis Cluster)");
+        }
+        if (timeoutMs <= 0)
+        {
+            throw new CliException("--redis-timeout-ms must be positive: " + timeoutMs);
+        }
+        try
+        {
+            return RedisL3Store.factory(RedisConnector.connect(uris, namespace, Duration.ofMillis(timeoutMs)));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
+    }
+
+    /**
+     * One line about a Redis store after a run: where, and what it did.
+     *
+     * @param store the run's store.
+     * @return the line.
+     */
+    static String note(final L3Store store)
+    {
+        final StoreStats s = store.stats();
+        return String.format(Locale.ROOT, "%s: %,d pages written, %,d read, %,d missing, %,d corrupt, %,d I/O " +
+            "errors (%,d timeouts), %,d disconnects, %,d reconnects", store.describe(), s.pagesWritten(), s.pagesRead(),
+            s.missing(), s.corrupt(), s.ioErrors(), s.timeouts(), s.disconnects(), s.reconnects());
+    }
+}
