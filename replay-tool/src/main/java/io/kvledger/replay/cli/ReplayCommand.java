@@ -28,7 +28,11 @@ final class ReplayCommand extends JournalCommand
     public Integer call()
     {
         final Replayer replayer = new Replayer();
-        final JournalHeader header = input().read(replayer);
+        final JournalHeader header;
+        try (Progress progress = Progress.onTerminal(err(), json))
+        {
+            header = input().read(progress.documents("replay", replayer));
+        }
         if (!EngineConfig.KVLEDGER_VERSION.equals(header.kvledgerVersion()))
         {
             err().println("warning: journal written by kvledger " + header.kvledgerVersion() +

@@ -3,6 +3,7 @@ package io.kvledger.replay.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.FaultSwitch;
+import io.kvledger.engine.counters.MetricsServer;
 import io.kvledger.engine.runtime.KvLedgerOptions;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.engine.sim.WorkloadOptions;
@@ -121,6 +122,11 @@ final class RunCommand implements Callable<Integer>
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
+    @Option(names = "--metrics-port", paramLabel = "N", description = "Serve the live counters in the Prometheus " +
+        "text format on http://127.0.0.1:N/metrics while the run lasts (kvledger stat reads them from the journal " +
+        "directory either way).")
+    Integer metricsPort;
+
     @Override
     public Integer call()
     {
@@ -132,6 +138,10 @@ final class RunCommand implements Callable<Integer>
         if (!json)
         {
             out.println(describe());
+            if (null != metricsPort && metricsPort > 0)
+            {
+                out.println("  metrics on http://127.0.0.1:" + metricsPort + MetricsServer.PATH);
+            }
             out.flush();
         }
         final WorkloadRunner.Result r;
@@ -194,6 +204,7 @@ final class RunCommand implements Callable<Integer>
         o.copyDelayMinNs = copyDelayUs * 1_000;
         o.copyDelayMaxNs = copyDelayUs * 1_000;
         o.label = "kvledger run " + workload.cliName();
+        MetricsOption.apply(o, metricsPort, deterministic);
         return o;
     }
 
