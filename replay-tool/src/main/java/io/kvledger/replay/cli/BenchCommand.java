@@ -48,6 +48,10 @@ final class BenchCommand implements Callable<Integer>
         "${DEFAULT-VALUE}; the first quarter warms up).")
     int iterations;
 
+    @Option(names = "--counters", description = "Also measure what publishing the live counters after every input " +
+        "costs the apply path (kvledger stat).")
+    boolean counters;
+
     @Override
     public Integer call() throws IOException
     {
@@ -121,6 +125,10 @@ final class BenchCommand implements Callable<Integer>
             }
         }
         print(out, "journal append (unsynced)", append, appended, appendNanos);
+        if (counters)
+        {
+            CountersBench.run(out, run, iterations);
+        }
         return KvledgerMain.EXIT_CLEAN;
     }
 
