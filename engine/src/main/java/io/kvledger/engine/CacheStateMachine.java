@@ -219,6 +219,18 @@ public final class CacheStateMachine
         return ops.size();
     }
 
+    /** @return L3 hits parked until host staging frees (read-only, for live counters). */
+    public int parkedHits()
+    {
+        return parkedCount;
+    }
+
+    /** @return backups waiting for host staging (read-only, for live counters). */
+    public int backupBacklog()
+    {
+        return backlogCount;
+    }
+
     /**
      * @param requestId request id.
      * @return its state, or null when not live.
@@ -1091,6 +1103,7 @@ public final class CacheStateMachine
         requests.state[r] = RequestState.ADMITTED;
         unpinPrefix(r);
         counters.admitted++;
+        counters.admittedPages += requests.pages[r];
         counters.prefixPages += plan.prefixPages;
     }
 

@@ -17,6 +17,8 @@ public final class EngineCounters
     public long hitPagesReported;
     public long holdsStaged;
     public long admitted;
+    /** Full pages of the admitted requests (the prefix-cache lookups), summed over admissions. */
+    public long admittedPages;
     public long prefixPages;
     public long loads;
     public long loadedPages;

@@ -50,6 +50,7 @@ public final class JournalWriter implements AutoCloseable
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(4096);
     private long lastSequence;
     private long lastIndex = -1;
+    private long appendedBytes;
     private int syncedCycle = Integer.MIN_VALUE;
     private FileChannel syncChannel;
     private boolean closed;
@@ -227,6 +228,17 @@ public final class JournalWriter implements AutoCloseable
     }
 
     /**
+     * Bytes of the frames this writer appended (the header included), for live counters. Written by the appending
+     * thread only; another thread reads a recent value.
+     *
+     * @return bytes appended since open.
+     */
+    public long appendedBytes()
+    {
+        return appendedBytes;
+    }
+
+    /**
      * Chronicle index of the last appended document (the header counts).
      *
      * @return last index.
@@ -319,6 +331,7 @@ public final class JournalWriter implements AutoCloseable
             throw new JournalException("cannot append document " + sequence + " to " + directory + ": " + ex, ex);
         }
         lastIndex = appender.lastIndexAppended();
+        appendedBytes += frameLength;
     }
 
     private void switchSyncedFile(final int cycle) throws IOException

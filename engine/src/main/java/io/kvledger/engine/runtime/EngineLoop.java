@@ -9,6 +9,7 @@ import com.lmax.disruptor.dsl.ProducerType;
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.counters.EngineObserver;
 import io.kvledger.engine.device.CopyListener;
 import io.kvledger.engine.device.DeviceBackend;
 import io.kvledger.engine.sim.DecisionFiller;
@@ -55,6 +56,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     private volatile int inFlightOps;
     private volatile long appliedSequence;
     private long sequence;
+    private EngineObserver observer;
 
     /**
      * @param engine     the controller (owned by the loop from now on).
@@ -95,6 +97,28 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     {
         running = true;
         disruptor.start();
+    }
+
+    /**
+     * Set who is told after each input (live counters); call before {@link #start()}.
+     *
+     * @param observer the observer, or null.
+     */
+    public void observer(final EngineObserver observer)
+    {
+        this.observer = observer;
+    }
+
+    /** @return inputs published to the ring and not yet applied (any thread; reads the producers' cursor). */
+    public long ringFill()
+    {
+        return ring.getBufferSize() - ring.remainingCapacity();
+    }
+
+    /** @return slots of the ring. */
+    public int ringCapacity()
+    {
+        return ring.getBufferSize();
     }
 
     /** @return the finished-load notifications for the serving thread. */
@@ -284,6 +308,10 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             {
                 failure = "input #" + in.sequence() + " " + in.type() + " failed: " + t;
                 answer(reply, event.ticket, ResultCode.ENGINE_STOPPED, in);
+                if (observer != null)
+                {
+                    observer.onFailed();
+                }
                 return;
             }
             final EffectList effects = engine.effects();
@@ -304,6 +332,10 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
             inFlightOps = engine.inFlightOps();
             appliedSequence = in.sequence();
+            if (observer != null)
+            {
+                observer.onApplied(endOfBatch);
+            }
             if (endOfBatch && batchEnd != null)
             {
                 batchEnd.onBatchEnd();
@@ -327,6 +359,10 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         public void handleEventException(final Throwable ex, final long ringSequence, final EngineEvent event)
         {
             failure = "engine thread failed at ring sequence " + ringSequence + ": " + ex;
+            if (observer != null)
+            {
+                observer.onFailed();
+            }
             if (event != null && event.reply != null)
             {
                 event.reply.decision.resultCode = ResultCode.ENGINE_STOPPED;

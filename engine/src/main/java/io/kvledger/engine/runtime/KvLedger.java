@@ -2,6 +2,9 @@ package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.counters.CountersFile;
+import io.kvledger.engine.counters.CountersPublisher;
+import io.kvledger.engine.counters.MetricsServer;
 import io.kvledger.engine.device.DeviceBackend;
 import io.kvledger.engine.device.DeviceBackends;
 import io.kvledger.engine.device.DeviceConfig;
@@ -41,6 +44,8 @@ public final class KvLedger implements AutoCloseable
     private final L3Store store;
     private final EngineLoop loop;
     private final String deviceMessage;
+    private final CountersPublisher counters;
+    private MetricsServer metrics;
     private volatile boolean closed;
 
     private KvLedger(final KvLedgerOptions options, final CacheStateMachine engine, final JournalWriter journal,
@@ -55,6 +60,9 @@ public final class KvLedger implements AutoCloseable
         final EngineLoop.BatchEnd sync = options.syncJournal ? journal::sync : null;
         loop = new EngineLoop(engine, (in, result, effects) -> journal.append(in, result, effects), sync, device,
             store, options.ringSize, options.waitStrategy, engine.config().maxRequestPages() + 4);
+        counters = options.counters ? CountersPublisher.open(options.journalDir.resolve(CountersFile.FILE_NAME),
+            engine, journal, device, store, loop::ringFill, loop.ringCapacity(), loop::movedBytes) : null;
+        loop.observer(counters);
     }
 
     /**
@@ -92,10 +100,33 @@ public final class KvLedger implements AutoCloseable
         final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
             .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
         final JournalWriter journal = JournalWriter.open(options.journalDir, header, false);
-        final KvLedger ledger = new KvLedger(options, engine, journal, device, store, message.toString());
+        final KvLedger ledger;
+        try
+        {
+            if (options.metricsPort >= 0 && !options.counters)
+            {
+                throw new IllegalArgumentException("a metrics port needs the counters (KvLedgerOptions.counters)");
+            }
+            ledger = new KvLedger(options, engine, journal, device, store, message.toString());
+            if (options.metricsPort >= 0)
+            {
+                ledger.metrics = MetricsServer.start(options.metricsPort, ledger.counters.file().reader());
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(store);
+            closeQuietly(device);
+            journal.close();
+            throw ex;
+        }
         device.start(ledger.loop);
         store.start(ledger.loop);
         ledger.loop.start();
+        if (null != ledger.counters)
+        {
+            ledger.counters.onStarted();
+        }
         return ledger;
     }
 
@@ -143,6 +174,18 @@ public final class KvLedger implements AutoCloseable
         return store;
     }
 
+    /** @return the live counters file, or null when counters are off. */
+    public CountersFile countersFile()
+    {
+        return null == counters ? null : counters.file();
+    }
+
+    /** @return the port the metrics endpoint listens on, or -1 when it is off. */
+    public int metricsPort()
+    {
+        return null == metrics ? -1 : metrics.port();
+    }
+
     /** @return why the requested device was not used, or "" when it was. */
     public String deviceMessage()
     {
@@ -161,7 +204,8 @@ public final class KvLedger implements AutoCloseable
 
     /**
      * Shut down in order: wait (up to 10 s) for in-flight operations so their completions are journaled, stop
-     * the device and store threads, drain the ring, close the journal.
+     * the device and store threads, drain the ring, publish the final counters and state, stop the metrics
+     * endpoint, close the journal.
      */
     @Override
     public void close()
@@ -175,6 +219,14 @@ public final class KvLedger implements AutoCloseable
         closeQuietly(store);
         closeQuietly(device);
         loop.close();
+        if (null != counters)
+        {
+            counters.close(null != loop.failure());
+        }
+        if (null != metrics)
+        {
+            metrics.close();
+        }
         journal.close();
     }
 

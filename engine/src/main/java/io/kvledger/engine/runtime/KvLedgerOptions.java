@@ -46,4 +46,14 @@ public final class KvLedgerOptions
     public String label = "";
     /** How the cuda device copies: one copy kernel launch per batch, or one cuMemcpyAsync per slot. */
     public CudaCopyPath cudaCopyPath = CudaCopyPath.KERNEL;
+    /**
+     * Publish live counters to {@code journalDir/kvledger-counters.dat}, which {@code kvledger stat} reads from
+     * another process (default on).
+     */
+    public boolean counters = true;
+    /**
+     * Serve the counters in the Prometheus text format on {@code http://127.0.0.1:metricsPort/metrics}: -1 off
+     * (default), 0 a free port ({@link KvLedger#metricsPort()}). Needs {@link #counters}.
+     */
+    public int metricsPort = -1;
 }

@@ -64,6 +64,7 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--repeats", defaultValue = "5", description = "Timed runs per --data-path measurement " +
         "(default: ${DEFAULT-VALUE}; the median is shown).")
     int repeats;
+
     @Option(names = "--store-bench", description = "Measure L3 writes and fetches instead (file store, and Redis " +
         "with --redis): pages/s and GB/s for 4 KiB and 64 KiB pages, batches of 1 and 64.")
     boolean storeBench;
@@ -79,6 +80,10 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--store-dir", paramLabel = "DIR", description = "Where --store-bench puts the file store " +
         "(default: a temporary directory, removed afterwards).")
     Path storeDir;
+
+    @Option(names = "--counters", description = "Also measure what publishing the live counters after every input " +
+        "costs the apply path (kvledger stat).")
+    boolean counters;
 
     @Override
     public Integer call() throws IOException
@@ -161,6 +166,10 @@ final class BenchCommand implements Callable<Integer>
             }
         }
         print(out, "journal append (unsynced)", append, appended, appendNanos);
+        if (counters)
+        {
+            CountersBench.run(out, run, iterations);
+        }
         return KvledgerMain.EXIT_CLEAN;
     }
 

@@ -44,7 +44,11 @@ final class CheckCommand extends JournalCommand
         final InvariantChecker checker =
             new InvariantChecker(failFast, MAX_REPORTED, ShadowModel.DEFAULT_HISTORY_LIMIT);
         final JournalInput input = input();
-        final JournalHeader header = input.read(checker);
+        final JournalHeader header;
+        try (Progress progress = Progress.onTerminal(err(), json))
+        {
+            header = input.read(progress.documents("check", checker));
+        }
         final CheckReport report = CheckReport.of(checker, title(header.label()));
 
         if (null != html)

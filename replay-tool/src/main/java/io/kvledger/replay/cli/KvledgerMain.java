@@ -69,6 +69,7 @@ public final class KvledgerMain implements Callable<Integer>
         commands.add(new TimelineCommand());
         commands.add(new InspectCommand());
         commands.add(new StatsCommand());
+        commands.add(new StatCommand());
         commands.add(new DumpCommand());
         commands.add(new ShrinkCommand());
         commands.add(new FaultsCommand());

@@ -29,9 +29,10 @@ final class ReplayCommand extends JournalCommand
     {
         final Replayer replayer = new Replayer();
         final JournalHeader header;
-        try (ReplayPipeline pipeline = new ReplayPipeline(replayer))
+        try (Progress progress = Progress.onTerminal(err(), json);
+            ReplayPipeline pipeline = new ReplayPipeline(replayer))
         {
-            header = input().read(pipeline);
+            header = input().read(progress.documents("replay", pipeline));
             pipeline.finish();
         }
         if (!EngineConfig.KVLEDGER_VERSION.equals(header.kvledgerVersion()))

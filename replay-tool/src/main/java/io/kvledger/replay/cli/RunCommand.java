@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.FaultSwitch;
 import io.kvledger.engine.device.CudaCopyPath;
+import io.kvledger.engine.counters.MetricsServer;
 import io.kvledger.engine.runtime.KvLedgerOptions;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.engine.sim.WorkloadOptions;
@@ -138,6 +139,10 @@ final class RunCommand implements Callable<Integer>
         description = "How --device cuda copies: one copy kernel launch per batch, or one cuMemcpyAsync per page " +
             "(default: ${DEFAULT-VALUE}).", defaultValue = "kernel")
     CudaCopyPath ioBackend;
+    @Option(names = "--metrics-port", paramLabel = "N", description = "Serve the live counters in the Prometheus " +
+        "text format on http://127.0.0.1:N/metrics while the run lasts (kvledger stat reads them from the journal " +
+        "directory either way).")
+    Integer metricsPort;
 
     @Override
     public Integer call()
@@ -150,6 +155,10 @@ final class RunCommand implements Callable<Integer>
         if (!json)
         {
             out.println(describe());
+            if (null != metricsPort && metricsPort > 0)
+            {
+                out.println("  metrics on http://127.0.0.1:" + metricsPort + MetricsServer.PATH);
+            }
             out.flush();
         }
         final WorkloadRunner.Result r;
@@ -221,6 +230,7 @@ final class RunCommand implements Callable<Integer>
         o.copyDelayMaxNs = copyDelayUs * 1_000;
         o.label = "kvledger run " + workload.cliName();
         o.cudaCopyPath = ioBackend;
+        MetricsOption.apply(o, metricsPort, deterministic);
         return o;
     }
 

@@ -75,7 +75,12 @@ final class ShrinkCommand extends JournalCommand
         final Violation original = checker.firstViolation().orElseThrow();
         final Shrinker shrinker = new Shrinker(header, recorder.steps, original.invariant(), maxRuns,
             maxSeconds * 1_000_000_000L);
-        final Shrinker.Result result = shrinker.shrink();
+        final Shrinker.Result result;
+        try (Progress progress = Progress.onTerminal(err(), false))
+        {
+            shrinker.progress(progress);
+            result = shrinker.shrink();
+        }
 
         final List<String> lines = new ArrayList<>();
         final Shrinker.Execution reproduced = write(header, shrinker, result.kept(), lines);

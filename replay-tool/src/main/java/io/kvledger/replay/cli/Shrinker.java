@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -89,6 +90,7 @@ final class Shrinker
     private final Map<Long, Long> opIds = new HashMap<>();
     private final JournalPosition position = new JournalPosition();
     private int runs;
+    private Progress progress = Progress.NONE;
 
     /**
      * @param header    the journal's header (configuration, fault switches).
@@ -111,6 +113,14 @@ final class Shrinker
             maxFingerprints = Math.max(maxFingerprints, step.input().fingerprintCount());
         }
         scratch = new InputRecord(maxFingerprints);
+    }
+
+    /**
+     * @param progress where to show the search's progress (re-executions, inputs left).
+     */
+    void progress(final Progress progress)
+    {
+        this.progress = progress;
     }
 
     /**
@@ -154,6 +164,11 @@ final class Shrinker
                 {
                     capped = true;
                     break search;
+                }
+                if (progress.due())
+                {
+                    progress.draw(String.format(Locale.ROOT, "shrink: %,d inputs left after %,d of at most %,d " +
+                        "re-executions", current.length, runs, maxRuns));
                 }
                 final int[] complement = without(current, from, to);
                 final int reproduced = test(complement);

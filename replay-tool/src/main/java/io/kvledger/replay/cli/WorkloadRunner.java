@@ -61,12 +61,13 @@ final class WorkloadRunner
      * @param options       runtime options (config, journal, device, store).
      * @param workload      what to serve.
      * @param deterministic run the simulated device and store in one thread.
-     * @param progress      where to draw a progress line, or null.
+     * @param progress      where to draw a progress line (see {@link Progress}), or null.
      * @return what the run did.
      */
     static Result run(final KvLedgerOptions options, final WorkloadOptions workload, final boolean deterministic,
         final PrintWriter progress)
     {
+        final Progress line = null == progress ? Progress.NONE : new Progress(progress, true);
         final EngineConfig config = options.config;
         final Workload built = Workload.build(workload);
         final Result r = new Result();
@@ -84,7 +85,7 @@ final class WorkloadRunner
             {
                 port = new SimulatedPort(engine, writer::append, workload.seed, workload.failureRate, null);
                 loop = new ServingLoop(port, config, built);
-                attach(loop, progress);
+                attach(loop, line);
                 loop.run();
             }
             counters = engine.counters();
@@ -98,7 +99,7 @@ final class WorkloadRunner
             try
             {
                 loop = new ServingLoop(ledger.session(), config, built);
-                attach(loop, progress);
+                attach(loop, line);
                 loop.run();
             }
             finally
@@ -114,11 +115,7 @@ final class WorkloadRunner
             r.bytesMoved = ledger.loop().movedBytes();
         }
         r.elapsedNs = System.nanoTime() - start;
-        if (progress != null)
-        {
-            progress.print("\r\033[K");
-            progress.flush();
-        }
+        line.close();
         final RunSummary s = loop.summary();
         r.requests = s.requests;
         r.finished = s.finished;
@@ -135,22 +132,11 @@ final class WorkloadRunner
         return r;
     }
 
-    private static void attach(final ServingLoop loop, final PrintWriter progress)
+    private static void attach(final ServingLoop loop, final Progress progress)
     {
-        if (progress == null)
+        if (progress.enabled())
         {
-            return;
+            loop.progress((phase, finished, total) -> progress.update(phase, finished, total, "requests done"));
         }
-        final long[] last = {0};
-        loop.progress((phase, finished, total) ->
-        {
-            final long now = System.nanoTime();
-            if (now - last[0] > 100_000_000L)
-            {
-                last[0] = now;
-                progress.print("\r\033[K" + phase + ": " + finished + "/" + total + " requests done");
-                progress.flush();
-            }
-        });
     }
 }

@@ -1,0 +1,113 @@
+package io.kvledger.engine.counters;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Serves the counters file in the Prometheus text format on {@code http://127.0.0.1:PORT/metrics}, with the JDK's
+ * own HTTP server on one daemon thread. It reads the mapped file like any other reader, so the engine thread does
+ * no extra work for a scrape. Bound to the loopback address only: exposing it further is a deployment choice (a
+ * reverse proxy, or a Prometheus agent on the same host).
+ */
+public final class MetricsServer implements AutoCloseable
+{
+    /** The path served. */
+    public static final String PATH = "/metrics";
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final CountersReader reader;
+
+    private MetricsServer(final HttpServer server, final ExecutorService executor, final CountersReader reader)
+    {
+        this.server = server;
+        this.executor = executor;
+        this.reader = reader;
+    }
+
+    /**
+     * Start serving.
+     *
+     * @param port   TCP port on 127.0.0.1; 0 picks a free one (see {@link #port()}).
+     * @param reader the counters to serve.
+     * @return the running server.
+     * @throws IllegalArgumentException when the port cannot be bound.
+     */
+    public static MetricsServer start(final int port, final CountersReader reader)
+    {
+        final HttpServer server;
+        try
+        {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException("cannot serve metrics on 127.0.0.1:" + port + ": " + ex.getMessage(),
+                ex);
+        }
+        final ExecutorService executor = Executors.newSingleThreadExecutor(runnable ->
+        {
+            final Thread t = new Thread(runnable, "kvledger-metrics");
+            t.setDaemon(true);
+            return t;
+        });
+        final MetricsServer metrics = new MetricsServer(server, executor, reader);
+        server.createContext(PATH, metrics::handle);
+        server.setExecutor(executor);
+        server.start();
+        return metrics;
+    }
+
+    /** @return the bound port. */
+    public int port()
+    {
+        return server.getAddress().getPort();
+    }
+
+    private void handle(final HttpExchange exchange) throws IOException
+    {
+        try (exchange)
+        {
+            if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod()))
+            {
+                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                exchange.sendResponseHeaders(405, -1);
+                return;
+            }
+            if (!PATH.equals(exchange.getRequestURI().getPath()))
+            {
+                exchange.sendResponseHeaders(404, -1);
+                return;
+            }
+            final byte[] body = PrometheusText.format(CountersSnapshot.read(reader)).getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", PrometheusText.CONTENT_TYPE);
+            if ("HEAD".equals(exchange.getRequestMethod()))
+            {
+                exchange.sendResponseHeaders(200, -1);
+                return;
+            }
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody())
+            {
+                out.write(body);
+            }
+        }
+    }
+
+    /** Stop serving (a scrape in progress may finish). */
+    @Override
+    public void close()
+    {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}
