@@ -83,9 +83,11 @@ public final class Workload
      *
      * @param options shape.
      * @return the workload.
+     * @throws IllegalArgumentException when an option is out of range ({@link WorkloadOptions#validate()}).
      */
     public static Workload build(final WorkloadOptions options)
     {
+        options.validate();
         final Workload w = new Workload(options);
         final SplittableRandom random = new SplittableRandom(options.seed);
         switch (options.kind)
