@@ -78,12 +78,31 @@ public final class KvLedger implements AutoCloseable
             .failureProbability(options.copyFailureProbability).seed(config.seed());
         final StringBuilder message = new StringBuilder();
         final DeviceBackend device = DeviceBackends.create(options.device, deviceConfig, message);
-        final L3Store store = options.store == KvLedgerOptions.StoreKind.MEMORY ?
-            new MemoryL3Store(device, config.maxRequestPages() + 4, 64) :
-            new FileL3Store(options.storeDir, device, config.maxRequestPages() + 4, 64);
-        final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
-            .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
-        final JournalWriter journal = JournalWriter.open(options.journalDir, header, false);
+        final L3Store store;
+        final JournalWriter journal;
+        try
+        {
+            store = options.store == KvLedgerOptions.StoreKind.MEMORY ?
+                new MemoryL3Store(device, config.maxRequestPages() + 4, 64) :
+                new FileL3Store(options.storeDir, device, config.maxRequestPages() + 4, 64);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(device);
+            throw ex;
+        }
+        try
+        {
+            final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
+                .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
+            journal = JournalWriter.open(options.journalDir, header, false);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(store);
+            closeQuietly(device);
+            throw ex;
+        }
         final KvLedger ledger = new KvLedger(options, engine, journal, device, store, message.toString());
         device.start(ledger.loop);
         store.start(ledger.loop);
@@ -119,6 +138,17 @@ public final class KvLedger implements AutoCloseable
     public String deviceMessage()
     {
         return deviceMessage;
+    }
+
+    /**
+     * Whether {@link #close()} has begun: from then on every {@link Session} call that cannot reach the engine
+     * returns {@link io.kvledger.engine.ResultCode#ENGINE_STOPPED}.
+     *
+     * @return true once closing.
+     */
+    public boolean isClosed()
+    {
+        return closed;
     }
 
     /**

@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -105,12 +106,14 @@ public final class FileL3Store extends AsyncL3Store
         {
             Files.createDirectories(kvDirectory);
             Files.createDirectories(mambaDirectory);
+            requireWritable(kvDirectory);
+            requireWritable(mambaDirectory);
             pageCount = countFiles(kvDirectory, PAGE_SUFFIX);
             mambaCount = countFiles(mambaDirectory, MAMBA_SUFFIX);
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot open L3 store at " + this.directory, ex);
+            throw new UncheckedIOException("cannot open L3 store at " + this.directory + ": " + reason(ex), ex);
         }
 
         final int capacity = HEADER_LENGTH + Math.max(kvPageBytes, mambaStateBytes);
@@ -118,6 +121,43 @@ public final class FileL3Store extends AsyncL3Store
         scratchBuffer = new UnsafeBuffer(scratch);
         tmpToken = Long.toHexString(ProcessHandle.current().pid()) + "-" +
             Integer.toHexString(System.identityHashCode(this));
+    }
+
+    /**
+     * Why a file operation failed, in the operating system's terms and naming the path, for a one-line message:
+     * "permission denied: /a/b", "not a directory: /a/b", "no such file or directory: /a/b".
+     *
+     * @param ex the failure.
+     * @return the reason.
+     */
+    public static String reason(final IOException ex)
+    {
+        if (ex instanceof java.nio.file.AccessDeniedException)
+        {
+            return "permission denied: " + ((FileSystemException)ex).getFile() + " is not writable";
+        }
+        if (ex instanceof NoSuchFileException)
+        {
+            return "no such file or directory: " + ((FileSystemException)ex).getFile();
+        }
+        if (ex instanceof java.nio.file.FileAlreadyExistsException)
+        {
+            return "not a directory: " + ((FileSystemException)ex).getFile() + " is a file";
+        }
+        if (ex instanceof FileSystemException fs)
+        {
+            return (null == fs.getReason() ? "failed" : fs.getReason().toLowerCase(java.util.Locale.ROOT)) + ": " +
+                fs.getFile();
+        }
+        return String.valueOf(ex.getMessage());
+    }
+
+    private static void requireWritable(final Path directory) throws IOException
+    {
+        if (!Files.isWritable(directory) || !Files.isExecutable(directory))
+        {
+            throw new java.nio.file.AccessDeniedException(directory.toString());
+        }
     }
 
     /**
