@@ -125,31 +125,46 @@ public final class FileL3Store extends AsyncL3Store
 
     /**
      * Why a file operation failed, in the operating system's terms and naming the path, for a one-line message:
-     * "permission denied: /a/b", "not a directory: /a/b", "no such file or directory: /a/b".
+     * "permission denied: /a/b", "not a directory: /a is a file", "no such file or directory: /a/b".
      *
      * @param ex the failure.
      * @return the reason.
      */
     public static String reason(final IOException ex)
     {
-        if (ex instanceof java.nio.file.AccessDeniedException)
+        if (ex instanceof FileSystemException fs && null != fs.getFile())
         {
-            return "permission denied: " + ((FileSystemException)ex).getFile() + " is not writable";
-        }
-        if (ex instanceof NoSuchFileException)
-        {
-            return "no such file or directory: " + ((FileSystemException)ex).getFile();
-        }
-        if (ex instanceof java.nio.file.FileAlreadyExistsException)
-        {
-            return "not a directory: " + ((FileSystemException)ex).getFile() + " is a file";
-        }
-        if (ex instanceof FileSystemException fs)
-        {
+            final Path path = Path.of(fs.getFile());
+            final Path blocking = existingNonDirectory(path);
+            if (null != blocking)
+            {
+                return "not a directory: " + blocking + " is a file";
+            }
+            if (ex instanceof java.nio.file.AccessDeniedException)
+            {
+                return "permission denied: " + path;
+            }
+            if (ex instanceof NoSuchFileException)
+            {
+                return "no such file or directory: " + path;
+            }
             return (null == fs.getReason() ? "failed" : fs.getReason().toLowerCase(java.util.Locale.ROOT)) + ": " +
-                fs.getFile();
+                path;
         }
         return String.valueOf(ex.getMessage());
+    }
+
+    /** The path itself or its nearest existing ancestor when that is not a directory, else null. */
+    private static Path existingNonDirectory(final Path path)
+    {
+        for (Path p = path; null != p; p = p.getParent())
+        {
+            if (Files.exists(p))
+            {
+                return Files.isDirectory(p) ? null : p;
+            }
+        }
+        return null;
     }
 
     private static void requireWritable(final Path directory) throws IOException
