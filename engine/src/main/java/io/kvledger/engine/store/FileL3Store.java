@@ -12,7 +12,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -113,7 +112,7 @@ public final class FileL3Store extends AsyncL3Store
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot open L3 store at " + this.directory + ": " + reason(ex), ex);
+            throw new UncheckedIOException("cannot open L3 store at " + this.directory + ": " + IoReason.of(ex), ex);
         }
 
         final int capacity = HEADER_LENGTH + Math.max(kvPageBytes, mambaStateBytes);
@@ -121,50 +120,6 @@ public final class FileL3Store extends AsyncL3Store
         scratchBuffer = new UnsafeBuffer(scratch);
         tmpToken = Long.toHexString(ProcessHandle.current().pid()) + "-" +
             Integer.toHexString(System.identityHashCode(this));
-    }
-
-    /**
-     * Why a file operation failed, in the operating system's terms and naming the path, for a one-line message:
-     * "permission denied: /a/b", "not a directory: /a is a file", "no such file or directory: /a/b".
-     *
-     * @param ex the failure.
-     * @return the reason.
-     */
-    public static String reason(final IOException ex)
-    {
-        if (ex instanceof FileSystemException fs && null != fs.getFile())
-        {
-            final Path path = Path.of(fs.getFile());
-            final Path blocking = existingNonDirectory(path);
-            if (null != blocking)
-            {
-                return "not a directory: " + blocking + " is a file";
-            }
-            if (ex instanceof java.nio.file.AccessDeniedException)
-            {
-                return "permission denied: " + path;
-            }
-            if (ex instanceof NoSuchFileException)
-            {
-                return "no such file or directory: " + path;
-            }
-            return (null == fs.getReason() ? "failed" : fs.getReason().toLowerCase(java.util.Locale.ROOT)) + ": " +
-                path;
-        }
-        return String.valueOf(ex.getMessage());
-    }
-
-    /** The path itself or its nearest existing ancestor when that is not a directory, else null. */
-    private static Path existingNonDirectory(final Path path)
-    {
-        for (Path p = path; null != p; p = p.getParent())
-        {
-            if (Files.exists(p))
-            {
-                return Files.isDirectory(p) ? null : p;
-            }
-        }
-        return null;
     }
 
     private static void requireWritable(final Path directory) throws IOException

@@ -162,6 +162,7 @@ final class Flags
      */
     static void newDirectory(final String flag, final Path directory, final String purpose)
     {
+        requireNamed(flag, directory);
         if (Files.exists(directory))
         {
             throw new CliException(flag + " " + directory + " already exists; " + purpose + " needs a new directory");
@@ -179,9 +180,15 @@ final class Flags
      */
     static void writableDirectory(final String flag, final Path directory, final String purpose)
     {
+        requireNamed(flag, directory);
         if (Files.exists(directory))
         {
-            requireWritableDirectory(flag, directory, directory, purpose);
+            final String reason = reasonForExisting(directory);
+            if (null != reason)
+            {
+                throw new CliException(flag + " " + directory + ": " + reason + "; " + purpose +
+                    " cannot be written there");
+            }
             return;
         }
         creatable(flag, directory, purpose);
@@ -239,22 +246,20 @@ final class Flags
         }
     }
 
+    private static void requireNamed(final String flag, final Path directory)
+    {
+        if (directory.toString().isBlank())
+        {
+            throw new CliException(flag + " is empty; give a directory");
+        }
+    }
+
     private static void creatable(final String flag, final Path directory, final String purpose)
     {
         final String reason = unwritableReason(directory);
         if (null != reason)
         {
             throw new CliException(flag + " " + directory + ": " + reason + "; " + purpose + " cannot be written there");
-        }
-    }
-
-    private static void requireWritableDirectory(final String flag, final Path directory, final Path shown,
-        final String purpose)
-    {
-        final String reason = reasonForExisting(directory);
-        if (null != reason)
-        {
-            throw new CliException(flag + " " + shown + ": " + reason + "; " + purpose + " cannot be written there");
         }
     }
 

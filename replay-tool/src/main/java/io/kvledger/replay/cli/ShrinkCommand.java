@@ -126,6 +126,7 @@ final class ShrinkCommand extends JournalCommand
     {
         if (!Files.exists(outDirectory))
         {
+            Flags.writableDirectory("--out", outDirectory, "the reduced journal");
             return;
         }
         if (!Files.isDirectory(outDirectory))

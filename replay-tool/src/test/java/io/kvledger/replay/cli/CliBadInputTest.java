@@ -212,6 +212,23 @@ class CliBadInputTest
     }
 
     @Test
+    void shouldSayWhyAnOutputCannotBeWritten()
+    {
+        final Path clean = CliJournals.clean(dir.resolve("clean-for-outputs"));
+
+        assertEquals("kvledger: cannot write the html report " + aFile.resolve("report.html") + ": not a directory: " +
+            aFile + " is a file", kvledger("check", clean, "--html", aFile.resolve("report.html")).failsWithOneLine());
+        assertEquals("kvledger: --out " + aFile.resolve("min") + ": cannot be created: " + aFile.toAbsolutePath() +
+            " is not a directory; the reduced journal cannot be written there",
+            kvledger("shrink", clean, "--out", aFile.resolve("min")).failsWithOneLine());
+        assertEquals("kvledger: bad --slot: slot id 99999999999 in 'mamba:99999999999' is larger than any pool",
+            kvledger("timeline", clean, "--slot", "mamba:99999999999").failsWithOneLine());
+        assertEquals("kvledger: no journal given: JOURNAL is empty", kvledger("stats", "").failsWithOneLine());
+        assertEquals("kvledger: --journal is empty; give a directory",
+            kvledger("run", "--journal", "", "--store-dir", store).failsWithOneLine());
+    }
+
+    @Test
     void shouldRefuseADemoDirectoryThatIsAFileOrNotEmpty() throws IOException
     {
         final Path used = Files.createDirectories(dir.resolve("used-demo"));
