@@ -21,8 +21,8 @@ final class RunLimits
     static final int MAX_PAGE_SIZE = 1 << 16;
     /** Most pages one request may span: a load's journal document lists every page (8 MiB per document). */
     static final int MAX_REQUEST_PAGES = 16_384;
-    /** Most device KV pages. */
-    static final int MAX_KV_PAGES = 1 << 24;
+    /** Most device KV pages: the tree and the pools preallocate their arrays per page. */
+    static final int MAX_KV_PAGES = 1 << 22;
     /** Most device Mamba slots. */
     static final int MAX_MAMBA_SLOTS = 1 << 20;
     /** Largest KV page. */
@@ -35,6 +35,10 @@ final class RunLimits
     /** Heap bytes per op-table move (pools, slots, keys) and per copy-batch entry. */
     private static final long OP_MOVE_BYTES = 26;
     private static final long COPY_ENTRY_BYTES = 16;
+    /** Heap bytes the tree, its page map and the slot pools preallocate per device KV page (measured: ~250). */
+    private static final long DEVICE_PAGE_BYTES = 256;
+    /** Heap bytes per host staging page or Mamba slot (pool arrays). */
+    private static final long SLOT_BYTES = 64;
 
     private RunLimits()
     {
@@ -81,7 +85,8 @@ final class RunLimits
      */
     static void checkPools(final int kvPages, final int mambaSlots, final int kvPageBytes, final int mambaStateBytes)
     {
-        Flags.range("--kv-pages", kvPages, 2, MAX_KV_PAGES, "pages", "device KV pages; the engine needs 2 at least");
+        Flags.range("--kv-pages", kvPages, 2, MAX_KV_PAGES, "pages", "device KV pages; the engine needs 2 and " +
+            "preallocates its tree and pools per page");
         Flags.range("--mamba-slots", mambaSlots, 3, MAX_MAMBA_SLOTS, "slots",
             "a running request holds 2 Mamba slots and its checkpoint 1");
         Flags.slotBytes("--kv-page-bytes", kvPageBytes, MAX_KV_PAGE_BYTES, "bytes of one KV page");
@@ -114,7 +119,7 @@ final class RunLimits
         final long heap = heapBytes(config, kind, requests, promptTokens, extendTokens);
         Flags.memory(String.format(Locale.ROOT, "--requests %d, --prompt-tokens %d, --extend-tokens %d and " +
             "--page-size %d", requests, promptTokens, extendTokens, config.pageSize()),
-            "the workload's tokens and the engine's tables", heap, heapCap / 4 * 3,
+            "the workload's tokens and the engine's tables, with --kv-pages " + config.deviceKvPages(), heap, heapCap / 4 * 3,
             "(three quarters of the heap this JVM may use; -Xmx, set through KVLEDGER_JAVA_OPTS)");
     }
 
@@ -140,7 +145,9 @@ final class RunLimits
             (long)promptTokens + extendTokens;
         final long tokens = requests * tokensPerRequest * Integer.BYTES;
         final long fingerprints = 2L * requests * requestPages(promptTokens, extendTokens, config.pageSize()) * 16;
-        return opTable + copyBatches + tokens + fingerprints;
+        final long pools = config.deviceKvPages() * DEVICE_PAGE_BYTES + ((long)config.hostKvPages() +
+            config.deviceMambaSlots() + config.hostMambaSlots()) * SLOT_BYTES;
+        return opTable + copyBatches + tokens + fingerprints + pools;
     }
 
     private static long requestPages(final int promptTokens, final int extendTokens, final int pageSize)

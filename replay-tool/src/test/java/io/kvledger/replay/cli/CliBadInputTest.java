@@ -68,8 +68,8 @@ class CliBadInputTest
                 "ids are generated up front and held in memory)"),
             arguments("--requests -3", "--requests -3 is out of range: 1 to 100,000 requests"),
             arguments("--requests 100001", "--requests 100001 is out of range: 1 to 100,000 requests"),
-            arguments("--kv-pages 1", "--kv-pages 1 is out of range: 2 to 16,777,216 pages"),
-            arguments("--kv-pages -1", "--kv-pages -1 is out of range: 2 to 16,777,216 pages"),
+            arguments("--kv-pages 1", "--kv-pages 1 is out of range: 2 to 4,194,304 pages"),
+            arguments("--kv-pages -1", "--kv-pages -1 is out of range: 2 to 4,194,304 pages"),
             arguments("--mamba-slots 2", "--mamba-slots 2 is out of range: 3 to 1,048,576 slots (a running request " +
                 "holds 2 Mamba slots and its checkpoint 1)"),
             arguments("--kv-page-bytes 0", "--kv-page-bytes 0 is out of range: 8 to 67,108,864 bytes"),
