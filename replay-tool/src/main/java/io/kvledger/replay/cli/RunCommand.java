@@ -279,8 +279,9 @@ final class RunCommand implements Callable<Integer>
         Flags.range("--copy-delay-us", copyDelayUs, 0, RunLimits.MAX_COPY_DELAY_US, "microseconds",
             "extra time per device copy; a run makes thousands of copies");
         final KvLedgerOptions probe = options(Path.of("kvledger-out"));
-        RunLimits.checkMemory(probe.config, workload, requests, promptTokens, extendTokens, Flags.maxDirectMemory(),
-            Runtime.getRuntime().maxMemory());
+        final boolean directPools = !deterministic && device == DeviceKind.HOST;
+        RunLimits.checkMemory(probe.config, workload, requests, promptTokens, extendTokens,
+            directPools ? Flags.maxDirectMemory() : Long.MAX_VALUE, Runtime.getRuntime().maxMemory());
         if (!deterministic && "file".equalsIgnoreCase(store))
         {
             Flags.writableDirectory("--store-dir", storeDir, "the L3 store");

@@ -94,9 +94,10 @@ final class RunLimits
     }
 
     /**
-     * Refuse a run whose pools or tables do not fit in this JVM: the device and host staging pools live in direct
-     * memory (host device; the CUDA device falls back to it without a GPU), the engine's op table, the device's
-     * copy batches and the workload's tokens on the heap.
+     * Refuse a run whose pools or tables do not fit in this JVM: the host device keeps its device and host staging
+     * pools in direct memory (the CUDA device keeps them in GPU and pinned memory and reports a failed allocation
+     * itself, and the deterministic mode simulates them, so pass {@link Long#MAX_VALUE} as the direct cap there);
+     * the engine's op table and tree, the device's copy batches and the workload's tokens live on the heap.
      *
      * @param config       the engine configuration the flags make.
      * @param kind         workload shape.
