@@ -423,6 +423,10 @@ public final class EngineConfig
             require(kvPageBytes >= 8 && kvPageBytes % 8 == 0, "kvPageBytes must be a positive multiple of 8");
             require(mambaStateBytes >= 8 && mambaStateBytes % 8 == 0, "mambaStateBytes must be a positive multiple of 8");
             require(maxOps >= 16, "maxOps must be >= 16");
+            require(prefetchTimeoutNs >= 0, "prefetchTimeoutNs must be >= 0");
+            require((long)maxOps * (maxRequestPages + 4L) <= Integer.MAX_VALUE,
+                "maxOps * (maxRequestPages + 4) must fit one array (the op table's moves): " + maxOps + " * " +
+                    (maxRequestPages + 4L));
             if (hybrid)
             {
                 require(deviceMambaSlots >= 3, "deviceMambaSlots must be >= 3 for a hybrid model");

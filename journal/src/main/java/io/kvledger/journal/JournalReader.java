@@ -49,6 +49,9 @@ public final class JournalReader implements AutoCloseable
     private static final int MAX_SKIPPED_METADATA = 4096;
     private static final String QUEUE_SUFFIX = ".cq4";
     private static final String TABLE_SUFFIX = ".cq4t";
+    private static final String METADATA_FILE = "metadata" + TABLE_SUFFIX;
+    /** Chronicle files start with a metadata document whose first field is named "header". */
+    private static final byte[] HEADER_TAG = "header".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final Path directory;
     private final JournalAdapter adapter = new JournalAdapter();
@@ -678,7 +681,108 @@ public final class JournalReader implements AutoCloseable
                 "no document could be read: " + truncation());
         }
 
+        final ReadOutcome metadata = checkMetadata();
+        return null != metadata ? metadata : checkQueueHeaders(queueFiles);
+    }
+
+    /**
+     * Chronicle's table store ({@code metadata.cq4t}) is created before the first queue file, so queue files
+     * without a readable one mean a damaged directory. Chronicle would log a warning (a stack trace for an empty
+     * file) and read on without it; the reader refuses it as {@link ReadStatus#CORRUPT} instead, before Chronicle
+     * is opened.
+     */
+    private ReadOutcome checkMetadata()
+    {
+        final Path file = directory.resolve(METADATA_FILE);
+        try
+        {
+            if (!Files.exists(file))
+            {
+                return refusedAt(METADATA_FILE, METADATA_FILE + " is missing: the queue files have lost Chronicle's " +
+                    "metadata (deleted, or not copied with them)");
+            }
+            final long length = Files.size(file);
+            if (length < CHRONICLE_HEADER_LENGTH + HEADER_TAG.length + 2)
+            {
+                return refusedAt(METADATA_FILE, METADATA_FILE + " is " + (0 == length ? "empty" : "truncated to " +
+                    length + " bytes") + ": Chronicle's metadata of this queue is lost");
+            }
+            final String problem = headerProblem(file);
+            return null == problem ? null : refusedAt(METADATA_FILE, METADATA_FILE + " is not Chronicle queue " +
+                "metadata: " + problem);
+        }
+        catch (final IOException ex)
+        {
+            return refusedAt(METADATA_FILE, "cannot read " + METADATA_FILE + ": " + ex);
+        }
+    }
+
+    /**
+     * Every queue file that has been started must begin with Chronicle's header document; a file overwritten with
+     * anything else is {@link ReadStatus#CORRUPT} (Chronicle would fail on it with an exception of its own, or skip a
+     * later cycle's file unread). An all-zero start is a file whose header was never written, left to the reader.
+     */
+    private ReadOutcome checkQueueHeaders(final List<String> queueFiles)
+    {
+        for (final String name : queueFiles)
+        {
+            try
+            {
+                final String problem = headerProblem(directory.resolve(name));
+                if (null != problem)
+                {
+                    return refusedAt(name, "queue file " + name + " is not a Chronicle queue file: " + problem);
+                }
+            }
+            catch (final IOException ex)
+            {
+                return refusedAt(name, "cannot read queue file " + name + ": " + ex);
+            }
+        }
         return null;
+    }
+
+    /** Why a Chronicle file does not start with a complete header document, or null when it does (or is unset). */
+    private static String headerProblem(final Path file) throws IOException
+    {
+        final ByteBuffer start = ByteBuffer.allocate(CHRONICLE_HEADER_LENGTH + 2 + HEADER_TAG.length)
+            .order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            while (start.hasRemaining() && channel.read(start, start.position()) > 0)
+            {
+                // read the whole start of the file
+            }
+        }
+        if (start.hasRemaining())
+        {
+            return "shorter than a Chronicle header";
+        }
+        final int word = start.getInt(0);
+        boolean tagged = 0 != (word & META_DATA);
+        boolean unwritten = true;
+        for (int i = 0; i < HEADER_TAG.length; i++)
+        {
+            final byte b = start.get(CHRONICLE_HEADER_LENGTH + 2 + i);
+            tagged &= HEADER_TAG[i] == b;
+            unwritten &= 0 == b;
+        }
+        // A header written completely, or one a crash interrupted (still marked not complete, or not yet begun).
+        if (tagged || (unwritten && (0 == word || 0 != (word & NOT_COMPLETE))))
+        {
+            return null;
+        }
+        final StringBuilder hex = new StringBuilder();
+        for (int i = 0; i < start.capacity(); i++)
+        {
+            hex.append(String.format("%02x", start.get(i) & 0xFF));
+        }
+        return "it starts with 0x" + hex + ", not Chronicle's header document (overwritten or another format)";
+    }
+
+    private static ReadOutcome refusedAt(final String file, final String message)
+    {
+        return new ReadOutcome(ReadStatus.CORRUPT, 0, 0, 0, -1, -1, -1, 0, file, message);
     }
 
     private List<String> queueFileNames()

@@ -350,6 +350,74 @@ class JournalReaderTest
         assertTrue(outcome.message().endsWith("sequence 21 out of order (expected 11)"), outcome.message());
     }
 
+    @Test
+    void shouldRefuseAMissingEmptyOrForeignMetadataFileBeforeOpeningChronicle() throws IOException
+    {
+        final Path missing = write(tempDir.resolve("missing"), 5);
+        Files.delete(missing.resolve("metadata.cq4t"));
+        final Path empty = write(tempDir.resolve("empty"), 5);
+        Files.write(empty.resolve("metadata.cq4t"), new byte[0]);
+        final Path foreign = write(tempDir.resolve("foreign"), 5);
+        Files.writeString(foreign.resolve("metadata.cq4t"), "not chronicle metadata, just text");
+
+        assertMetadataRefused(missing, "metadata.cq4t is missing: ");
+        assertMetadataRefused(empty, "metadata.cq4t is empty: ");
+        assertMetadataRefused(foreign, "metadata.cq4t is not Chronicle queue metadata: it starts with 0x6e6f74");
+    }
+
+    @Test
+    void shouldRefuseAQueueFileWithoutChronicleHeader() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("journal"), 5);
+        final Path queue = JournalTestData.queueFiles(dir).get(0);
+        final byte[] bytes = Files.readAllBytes(queue);
+        for (int i = 0; i < 64; i++)
+        {
+            bytes[i] = (byte)(31 * i + 7);
+        }
+        Files.write(queue, bytes);
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+
+        assertEquals(ReadStatus.CORRUPT, outcome.status(), outcome.message());
+        assertTrue(outcome.message().startsWith("queue file " + queue.getFileName() + " is not a Chronicle queue " +
+            "file: it starts with 0x07264564"), outcome.message());
+        assertEquals(queue.getFileName().toString(), outcome.stopFile());
+        assertEquals(0, recorder.sequences.size());
+    }
+
+    private static void assertMetadataRefused(final Path dir, final String prefix) throws IOException
+    {
+        final List<byte[]> before = contents(dir);
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+
+        assertEquals(ReadStatus.CORRUPT, outcome.status(), outcome.message());
+        assertTrue(outcome.message().startsWith(prefix), outcome.message());
+        assertEquals("metadata.cq4t", outcome.stopFile());
+        assertEquals(0, recorder.sequences.size());
+        final List<byte[]> after = contents(dir);
+        assertEquals(before.size(), after.size(), "no file created or removed");
+        for (int i = 0; i < before.size(); i++)
+        {
+            assertTrue(java.util.Arrays.equals(before.get(i), after.get(i)), "file " + i + " unchanged");
+        }
+    }
+
+    private static List<byte[]> contents(final Path dir) throws IOException
+    {
+        final List<byte[]> files = new ArrayList<>();
+        try (var list = Files.list(dir))
+        {
+            for (final Path file : list.sorted().toList())
+            {
+                files.add(Files.readAllBytes(file));
+            }
+        }
+        return files;
+    }
+
     private static Path writeAcrossDays(final Path dir, final int days, final int documentsPerDay)
     {
         final SetTimeProvider clock = new SetTimeProvider(TimeUnit.DAYS.toNanos(20_000) + TimeUnit.HOURS.toNanos(1));

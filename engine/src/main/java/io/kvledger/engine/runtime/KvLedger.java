@@ -97,9 +97,19 @@ public final class KvLedger implements AutoCloseable
             closeQuietly(device);
             throw ex;
         }
-        final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
-            .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
-        final JournalWriter journal = JournalWriter.open(options.journalDir, header, false);
+        final JournalWriter journal;
+        try
+        {
+            final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
+                .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
+            journal = JournalWriter.open(options.journalDir, header, false);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeQuietly(store);
+            closeQuietly(device);
+            throw ex;
+        }
         final KvLedger ledger;
         try
         {
@@ -190,6 +200,17 @@ public final class KvLedger implements AutoCloseable
     public String deviceMessage()
     {
         return deviceMessage;
+    }
+
+    /**
+     * Whether {@link #close()} has begun: from then on every {@link Session} call that cannot reach the engine
+     * returns {@link io.kvledger.engine.ResultCode#ENGINE_STOPPED}.
+     *
+     * @return true once closing.
+     */
+    public boolean isClosed()
+    {
+        return closed;
     }
 
     /**

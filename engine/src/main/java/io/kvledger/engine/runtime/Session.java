@@ -142,7 +142,9 @@ public final class Session implements EnginePort
         if (!loop.publish(in, reply, ticket, failFast))
         {
             reply.decision.clear();
-            reply.decision.resultCode = loop.failure() != null ? ResultCode.ENGINE_STOPPED : ResultCode.RING_FULL;
+            // Refused: the engine stopped (fail-stop or close), or the ring was full under failFastWhenFull.
+            reply.decision.resultCode = loop.failure() != null || ledger.isClosed() ? ResultCode.ENGINE_STOPPED :
+                ResultCode.RING_FULL;
             return reply.decision.resultCode;
         }
         published++;

@@ -147,9 +147,11 @@ public final class Workload
      *
      * @param options shape; read now (later changes to it do not change the workload's requests).
      * @return the workload.
+     * @throws IllegalArgumentException when an option is out of range ({@link WorkloadOptions#validate()}).
      */
     public static Workload build(final WorkloadOptions options)
     {
+        options.validate();
         final Workload w = new Workload(options);
         switch (options.kind)
         {

@@ -27,4 +27,54 @@ public final class WorkloadOptions
     public double failureRate;
     /** Requests arriving per step (0: all at once per phase). */
     public int arrivalsPerStep = 8;
+
+    /**
+     * The fewest prompt tokens for which every request of this workload holds at least one whole page (the
+     * serving loop computes a request page by page): a pr-bench prompt is one request, a multi-turn conversation
+     * adds a {@code 1/turns} share of it per turn, a random workload's shared prefixes are at least half of it.
+     *
+     * @param pageSize tokens per page.
+     * @return the smallest usable {@link #promptTokens}.
+     */
+    public long minPromptTokens(final int pageSize)
+    {
+        switch (kind)
+        {
+            case MULTI_TURN: return (long)Math.max(1, turns) * pageSize;
+            case RANDOM: return 2L * pageSize;
+            default: return pageSize;
+        }
+    }
+
+    /**
+     * Check every field, throwing on the first one out of range (an embedder's guard; the command line checks its
+     * flags first with its own wording).
+     *
+     * @return this.
+     * @throws IllegalArgumentException naming the bad field.
+     */
+    public WorkloadOptions validate()
+    {
+        require(requests >= 1, "requests must be >= 1: " + requests);
+        require(promptTokens >= 1, "promptTokens must be >= 1: " + promptTokens);
+        require(extendTokens >= 0, "extendTokens must be >= 0: " + extendTokens);
+        require(maxNewTokens >= 0, "maxNewTokens must be >= 0: " + maxNewTokens);
+        require(turns >= 1, "turns must be >= 1: " + turns);
+        require(admitsPerPass >= 1, "admitsPerPass must be >= 1: " + admitsPerPass);
+        require(maxRunning >= 1, "maxRunning must be >= 1: " + maxRunning);
+        require(chunkPages >= 1, "chunkPages must be >= 1: " + chunkPages);
+        require(arrivalsPerStep >= 0, "arrivalsPerStep must be >= 0: " + arrivalsPerStep);
+        require(retractRate >= 0 && retractRate <= 1, "retractRate must be in [0, 1]: " + retractRate);
+        require(abortRate >= 0 && abortRate <= 1, "abortRate must be in [0, 1]: " + abortRate);
+        require(failureRate >= 0 && failureRate <= 1, "failureRate must be in [0, 1]: " + failureRate);
+        return this;
+    }
+
+    private static void require(final boolean condition, final String message)
+    {
+        if (!condition)
+        {
+            throw new IllegalArgumentException(message);
+        }
+    }
 }

@@ -105,12 +105,14 @@ public final class FileL3Store extends AsyncL3Store
         {
             Files.createDirectories(kvDirectory);
             Files.createDirectories(mambaDirectory);
+            requireWritable(kvDirectory);
+            requireWritable(mambaDirectory);
             pageCount = countFiles(kvDirectory, PAGE_SUFFIX);
             mambaCount = countFiles(mambaDirectory, MAMBA_SUFFIX);
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot open L3 store at " + this.directory, ex);
+            throw new UncheckedIOException("cannot open L3 store at " + this.directory + ": " + IoReason.of(ex), ex);
         }
 
         final int capacity = HEADER_LENGTH + Math.max(kvPageBytes, mambaStateBytes);
@@ -118,6 +120,14 @@ public final class FileL3Store extends AsyncL3Store
         scratchBuffer = new UnsafeBuffer(scratch);
         tmpToken = Long.toHexString(ProcessHandle.current().pid()) + "-" +
             Integer.toHexString(System.identityHashCode(this));
+    }
+
+    private static void requireWritable(final Path directory) throws IOException
+    {
+        if (!Files.isWritable(directory) || !Files.isExecutable(directory))
+        {
+            throw new java.nio.file.AccessDeniedException(directory.toString());
+        }
     }
 
     /**

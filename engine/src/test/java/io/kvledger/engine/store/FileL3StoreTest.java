@@ -45,6 +45,32 @@ class FileL3StoreTest extends L3StoreContract
     }
 
     @Test
+    void shouldSayWhyTheStoreDirectoryCannotBeOpened() throws Exception
+    {
+        final Path file = Files.writeString(directory.resolve("a-file"), "not a directory");
+
+        final java.io.UncheckedIOException underAFile = org.junit.jupiter.api.Assertions.assertThrows(
+            java.io.UncheckedIOException.class, () -> new FileL3Store(file.resolve("l3"), staging));
+        assertEquals("cannot open L3 store at " + file.resolve("l3") + ": not a directory: " + file + " is a file",
+            underAFile.getMessage());
+
+        final Path readOnly = Files.createDirectories(directory.resolve("read-only"));
+        assertTrue(readOnly.toFile().setWritable(false, false));
+        try
+        {
+            org.junit.jupiter.api.Assumptions.assumeFalse(Files.isWritable(readOnly), "root ignores permissions");
+            final java.io.UncheckedIOException denied = org.junit.jupiter.api.Assertions.assertThrows(
+                java.io.UncheckedIOException.class, () -> new FileL3Store(readOnly, staging));
+            assertEquals("cannot open L3 store at " + readOnly + ": permission denied: " + readOnly.resolve("kv"),
+                denied.getMessage());
+        }
+        finally
+        {
+            readOnly.toFile().setWritable(true, true);
+        }
+    }
+
+    @Test
     void shouldFindTheFirstRunsPagesAfterARestart()
     {
         final long[] expected = fillPages(0, 4, 77);

@@ -92,6 +92,10 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
         {
             throw new IllegalArgumentException("negative id in '" + spec + "'");
         }
+        if (!"NODE".equals(name) && number > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("slot id " + number + " in '" + spec + "' is larger than any pool");
+        }
         switch (name)
         {
             case "NODE":

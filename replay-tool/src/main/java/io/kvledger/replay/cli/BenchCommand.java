@@ -37,6 +37,11 @@ import java.util.stream.Stream;
     description = "Measure the apply path and journal appends on a recorded serving run.")
 final class BenchCommand implements Callable<Integer>
 {
+    /** Most requests recorded. */
+    static final int MAX_REQUESTS = 1_024;
+    /** Most iterations. */
+    static final int MAX_ITERATIONS = 10_000;
+
     @Spec
     private CommandSpec spec;
 
@@ -97,6 +102,10 @@ final class BenchCommand implements Callable<Integer>
         {
             return StoreBench.run(out, storeMib, redis, storeDir);
         }
+        Flags.range("--requests", requests, 1, MAX_REQUESTS, "requests", "the recorded run and its effects are " +
+            "held in memory; its engine serves up to 1,024 requests at once");
+        Flags.range("--iterations", iterations, 2, MAX_ITERATIONS, "iterations", "the first quarter, at least " +
+            "one, warms up; each applies the whole recorded run");
         final RecordedRun run = RecordedRun.record(workload, requests, 1);
         final EngineConfig config = run.config;
         final List<InputRecord> inputs = run.inputs;

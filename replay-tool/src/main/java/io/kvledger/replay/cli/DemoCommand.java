@@ -22,8 +22,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /**
  * {@code kvledger demo}: a clean pr-bench-shaped run on the embedded parts (host-memory device, file L3 store,
@@ -32,9 +35,14 @@ import java.util.concurrent.Callable;
  * that broke slot ownership with the slot's history, and {@code shrink} giving the minimal reproducer.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Show a clean run, then the retract race caught at run time, by check and by shrink.")
+    description = "Show a clean run, then the retract race caught at run time, by check and by shrink.",
+    footer = {"", "Exit codes: 0 the story was shown, 1 a step did not show it (the clean run was not clean, or the " +
+        "race did not happen), 2 bad input or usage."})
 final class DemoCommand implements Callable<Integer>
 {
+    /** Most prompts per round: the demo's engine tracks 512 live requests. */
+    static final int MAX_REQUESTS = 512;
+
     private static final FaultSwitch FAULT = FaultSwitch.FREE_ON_RETRACT_WITH_QUEUED_LOAD;
 
     @Spec
@@ -54,11 +62,20 @@ final class DemoCommand implements Callable<Integer>
     public Integer call() throws IOException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        Flags.range("--requests", requests, 1, MAX_REQUESTS, "prompts", "the demo's engine is sized for " +
+            MAX_REQUESTS + " live requests; kvledger run serves larger workloads");
         final Path base = dir != null ? dir : Path.of("kvledger-out",
             "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        if (Files.exists(base) && Files.list(base).findAny().isPresent())
+        Flags.writableDirectory("--dir", base, "the demo's journals, stores and report");
+        if (Files.isDirectory(base))
         {
-            throw new CliException("demo directory " + base + " is not empty");
+            try (Stream<Path> entries = Files.list(base))
+            {
+                if (entries.findAny().isPresent())
+                {
+                    throw new CliException("--dir " + base + " is not empty; the demo needs a new or empty directory");
+                }
+            }
         }
         Files.createDirectories(base);
         out.println("kvledger demo: SGLang HiCache's buffer-only Mamba read path, journaled, and its retract race " +
@@ -99,8 +116,9 @@ final class DemoCommand implements Callable<Integer>
             buggy.requests, buggy.hitTokens, buggy.loads, buggy.retracts, buggy.journal);
         final JsonNode buggyCheck = check(buggy.journal);
         final JsonNode violations = buggyCheck.get("violations");
-        out.printf(Locale.ROOT, "4. kvledger check %s%n   %,d documents, %,d violations. The first event that broke " +
-            "slot ownership:%n", buggy.journal, buggyCheck.get("documents").asLong(), violations.size());
+        out.printf(Locale.ROOT, "4. kvledger check %s%n   %,d documents, %,d violations%s%n", buggy.journal,
+            buggyCheck.get("documents").asLong(), violations.size(),
+            violations.size() > 0 ? ". The first event that broke slot ownership:" : ".");
         String slotArg = null;
         if (violations.size() > 0)
         {
@@ -123,15 +141,32 @@ final class DemoCommand implements Callable<Integer>
             slotArg = first.get("pool").asText() + ":" + first.get("id").asLong();
         }
         final Path report = base.resolve("report.html");
-        execute("check", buggy.journal.toString(), "--html", report.toString());
-        out.println();
-
         final Path minimal = base.resolve("minimal");
-        final String[] shrunk = execute("shrink", buggy.journal.toString(), "--out", minimal.toString());
-        out.printf(Locale.ROOT, "5. kvledger shrink %s --out %s%n   %s%n", buggy.journal, minimal,
-            firstLine(shrunk[0]));
-        out.println();
-        out.println("Written: " + clean.journal + ", " + buggy.journal + ", " + minimal + ", and the report " + report);
+        final List<Path> written = new ArrayList<>(List.of(clean.journal, buggy.journal));
+        if (violations.size() > 0)
+        {
+            execute("check", buggy.journal.toString(), "--html", report.toString());
+            out.println();
+            final String[] shrunk = execute("shrink", buggy.journal.toString(), "--out", minimal.toString());
+            out.printf(Locale.ROOT, "5. kvledger shrink %s --out %s%n   %s%n", buggy.journal, minimal,
+                firstLine(shrunk[0]));
+            out.println();
+            if (Files.isDirectory(minimal))
+            {
+                written.add(minimal);
+            }
+            if (Files.isRegularFile(report))
+            {
+                written.add(report);
+            }
+        }
+        else
+        {
+            out.println("   No violation this time: the race needs a retracted request whose slot is handed out again " +
+                "before its load lands (try more --requests or another --seed). Nothing to shrink.");
+            out.println();
+        }
+        out.println("Written: " + describe(written));
         if (slotArg != null)
         {
             out.println("Next: kvledger timeline " + buggy.journal + " --slot " + slotArg + "   |   kvledger check " +
@@ -140,6 +175,19 @@ final class DemoCommand implements Callable<Integer>
         out.flush();
         final boolean told = cleanCheck.get("clean").asBoolean() && clean.mismatches == 0 && violations.size() > 0;
         return told ? KvledgerMain.EXIT_CLEAN : KvledgerMain.EXIT_FOUND;
+    }
+
+    private static String describe(final List<Path> written)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (int i = 0; i < written.size(); i++)
+        {
+            final Path path = written.get(i);
+            final boolean last = i == written.size() - 1;
+            text.append(i == 0 ? "" : last ? ", and " : ", ");
+            text.append(path.getFileName().toString().endsWith(".html") ? "the report " + path : path.toString());
+        }
+        return text.toString();
     }
 
     private WorkloadOptions workload()

@@ -30,13 +30,10 @@ final class DumpCommand extends JournalCommand
     @Override
     public Integer call()
     {
-        if (from < 1)
+        Flags.atLeast("--from", from, 1, "", "documents are numbered from 1");
+        if (null != limit)
         {
-            throw new CliException("--from must be 1 or more, got " + from);
-        }
-        if (null != limit && limit < 0)
-        {
-            throw new CliException("--limit must be 0 or more, got " + limit);
+            Flags.atLeast("--limit", limit, 1, "documents", "leave it out to print every document");
         }
         final JournalListener printer = json ? new DumpJson(out()) : new JournalPrinter(out(), ResultCode::name);
         final JournalInput input = input();
@@ -49,7 +46,7 @@ final class DumpCommand extends JournalCommand
             out().flush();
         }
         final long documents = input.outcome().documents();
-        if (from > documents && (null == limit || limit > 0))
+        if (from > documents)
         {
             err().println("warning: no document from #" + from + "; the journal ends at document #" + documents);
         }

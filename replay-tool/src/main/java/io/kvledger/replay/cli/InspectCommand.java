@@ -25,9 +25,9 @@ final class InspectCommand extends JournalCommand
     @Override
     public Integer call()
     {
-        if (null != at && at < 0)
+        if (null != at)
         {
-            throw new CliException("--at must be 0 or more, got " + at);
+            Flags.atLeast("--at", at, 0, "", "0 is the state before the first document");
         }
         final long atSequence = null == at ? Long.MAX_VALUE : at;
         final Inspector inspector = new Inspector(atSequence);

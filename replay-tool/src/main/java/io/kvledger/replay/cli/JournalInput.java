@@ -56,6 +56,10 @@ final class JournalInput
      */
     JournalHeader read(final JournalListener listener, final long fromSequence, final long limit)
     {
+        if (directory.toString().isBlank())
+        {
+            throw new CliException("no journal given: JOURNAL is empty");
+        }
         try (JournalReader reader = JournalReader.open(directory))
         {
             outcome = reader.read(listener, fromSequence, limit);

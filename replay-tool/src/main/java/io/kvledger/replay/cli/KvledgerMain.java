@@ -138,7 +138,7 @@ public final class KvledgerMain implements Callable<Integer>
      */
     public static void main(final String[] args)
     {
-        quietLibraries();
+        quietLibraries(hasVerbose(args));
         System.exit(execute(System.out, System.err, args));
     }
 
@@ -280,11 +280,17 @@ public final class KvledgerMain implements Callable<Integer>
         return "";
     }
 
-    private static void quietLibraries()
+    /**
+     * Keep the libraries' own log lines off the command line's stderr, where every error is one line in kvledger's
+     * words (Chronicle Queue logs warnings, some with a stack trace, about damaged queue files that the journal
+     * reader classifies itself). Set before anything touches Chronicle, since slf4j-simple reads its level once;
+     * with {@code --verbose} the libraries' warnings are shown.
+     */
+    private static void quietLibraries(final boolean verbose)
     {
         setIfAbsent("chronicle.analytics.disable", "true");
         setIfAbsent("chronicle.announcer.disable", "true");
-        setIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "error");
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "warn" : "off");
     }
 
     private static void setIfAbsent(final String key, final String value)

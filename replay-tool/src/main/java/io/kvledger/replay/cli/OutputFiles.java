@@ -1,5 +1,7 @@
 package io.kvledger.replay.cli;
 
+import io.kvledger.engine.store.IoReason;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,7 +35,11 @@ final class OutputFiles
         {
             throw new CliException("cannot write " + what + " " + file + ": no such directory", ex);
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException ex)
+        {
+            throw new CliException("cannot write " + what + " " + file + ": " + IoReason.of(ex), ex);
+        }
+        catch (final RuntimeException ex)
         {
             throw new CliException("cannot write " + what + " " + file + ": " + ex, ex);
         }

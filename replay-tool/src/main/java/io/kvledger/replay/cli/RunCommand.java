@@ -8,6 +8,7 @@ import io.kvledger.engine.counters.MetricsServer;
 import io.kvledger.engine.runtime.KvLedgerOptions;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.engine.sim.WorkloadOptions;
+import io.kvledger.journal.JournalException;
 import io.kvledger.journal.codec.DeviceKind;
 import io.kvledger.journal.codec.PrefetchPolicy;
 import picocli.CommandLine.Command;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 import java.io.PrintWriter;
-import java.nio.file.Files;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -149,6 +150,7 @@ final class RunCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
+        checkFlags();
         final KvLedgerOptions options = options(journalDir());
         final WorkloadOptions w = workloadOptions();
         final boolean terminal = System.console() != null && !json;
@@ -166,7 +168,7 @@ final class RunCommand implements Callable<Integer>
         {
             r = WorkloadRunner.run(options, w, deterministic, terminal ? err : null);
         }
-        catch (final IllegalArgumentException ex)
+        catch (final IllegalArgumentException | UncheckedIOException | JournalException ex)
         {
             throw new CliException(ex.getMessage(), ex);
         }
@@ -185,14 +187,13 @@ final class RunCommand implements Callable<Integer>
     {
         if (journal != null)
         {
-            if (Files.exists(journal))
-            {
-                throw new CliException("journal directory " + journal + " already exists; choose a new one");
-            }
+            Flags.newDirectory("--journal", journal, "the journal");
             return journal;
         }
         final String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"));
-        return Path.of("kvledger-out", "runs", stamp + "-" + workload.cliName());
+        final Path dir = Path.of("kvledger-out", "runs", stamp + "-" + workload.cliName());
+        Flags.newDirectory("--journal (default)", dir, "the journal");
+        return dir;
     }
 
     KvLedgerOptions options(final Path journalDir)
@@ -308,6 +309,28 @@ final class RunCommand implements Callable<Integer>
         o.put("stateHash", String.format(Locale.ROOT, "0x%016x", r.stateHash));
         o.put("journal", r.journal.toString());
         return o;
+    }
+
+    /**
+     * Refuse a bad value before anything is created (journal, device memory, store): each check names the flag,
+     * its range and why; {@link RunLimits} holds the ranges and the memory estimate.
+     */
+    private void checkFlags()
+    {
+        RunLimits.checkWorkload(workload, requests, promptTokens, extendTokens, pageSize);
+        RunLimits.checkPools(kvPages, mambaSlots, kvPageBytes, mambaStateBytes);
+        Flags.rate("--retract-rate", retractRate, "the share of admitted staged loads retracted");
+        Flags.rate("--abort-rate", abortRate, "the chance per step that a running request is aborted");
+        Flags.range("--copy-delay-us", copyDelayUs, 0, RunLimits.MAX_COPY_DELAY_US, "microseconds",
+            "extra time per device copy; a run makes thousands of copies");
+        final KvLedgerOptions probe = options(Path.of("kvledger-out"));
+        final boolean directPools = !deterministic && device == DeviceKind.HOST;
+        RunLimits.checkMemory(probe.config, workload, requests, promptTokens, extendTokens,
+            directPools ? Flags.maxDirectMemory() : Long.MAX_VALUE, Runtime.getRuntime().maxMemory());
+        if (!deterministic && "file".equalsIgnoreCase(store))
+        {
+            Flags.writableDirectory("--store-dir", storeDir, "the L3 store");
+        }
     }
 
     private static KvLedgerOptions.StoreKind storeKind(final String name)

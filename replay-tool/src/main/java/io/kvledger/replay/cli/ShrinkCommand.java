@@ -54,10 +54,8 @@ final class ShrinkCommand extends JournalCommand
     @Override
     public Integer call()
     {
-        if (maxRuns < 1 || maxSeconds < 1)
-        {
-            throw new CliException("--max-runs and --max-seconds must be 1 or more");
-        }
+        Flags.atLeast("--max-runs", maxRuns, 1, "runs", "candidate re-executions the search may make");
+        Flags.atLeast("--max-seconds", maxSeconds, 1, "seconds", "how long the search may take");
         refuseUsedOutput();
 
         final Recorder recorder = new Recorder();
@@ -133,6 +131,7 @@ final class ShrinkCommand extends JournalCommand
     {
         if (!Files.exists(outDirectory))
         {
+            Flags.writableDirectory("--out", outDirectory, "the reduced journal");
             return;
         }
         if (!Files.isDirectory(outDirectory))

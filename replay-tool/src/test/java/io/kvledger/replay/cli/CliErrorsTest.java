@@ -215,8 +215,8 @@ class CliErrorsTest
             "(see kvledger inspect --help)", kvledger("inspect", clean, "--at", "soon").failsWithOneLine());
         assertEquals("kvledger timeline: Missing required option: '--slot=POOL:ID' (see kvledger timeline --help)",
             kvledger("timeline", clean).failsWithOneLine());
-        assertEquals("kvledger: --from must be 1 or more, got 0", kvledger("dump", clean, "--from", 0)
-            .failsWithOneLine());
+        assertEquals("kvledger: --from 0 is out of range: 1 or more (documents are numbered from 1)",
+            kvledger("dump", clean, "--from", 0).failsWithOneLine());
     }
 
     @Test

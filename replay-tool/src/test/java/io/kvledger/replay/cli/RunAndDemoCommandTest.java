@@ -59,7 +59,7 @@ class RunAndDemoCommandTest
         assertTrue(kvledger("run", "--workload", "chat", "--journal", dir.resolve("j")).failsWithOneLine()
             .contains("unknown workload 'chat'"));
         assertTrue(kvledger("run", "--mamba-slots", 1, "--journal", dir.resolve("j")).failsWithOneLine()
-            .contains("deviceMambaSlots"));
+            .startsWith("kvledger: --mamba-slots 1 is out of range: 3 to "));
     }
 
     @Test
