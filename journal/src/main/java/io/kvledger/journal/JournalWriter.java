@@ -50,6 +50,7 @@ public final class JournalWriter implements AutoCloseable
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(4096);
     private long lastSequence;
     private long lastIndex = -1;
+    private long appendedBytes;
     private int syncedCycle = Integer.MIN_VALUE;
     private FileChannel syncChannel;
     private boolean closed;
@@ -237,6 +238,16 @@ public final class JournalWriter implements AutoCloseable
     }
 
     /**
+     * Frame bytes appended so far (header included), without Chronicle's own 4-byte document headers.
+     *
+     * @return bytes.
+     */
+    public long appendedBytes()
+    {
+        return appendedBytes;
+    }
+
+    /**
      * Directory holding the queue files.
      *
      * @return journal directory.
@@ -319,6 +330,7 @@ public final class JournalWriter implements AutoCloseable
             throw new JournalException("cannot append document " + sequence + " to " + directory + ": " + ex, ex);
         }
         lastIndex = appender.lastIndexAppended();
+        appendedBytes += frameLength;
     }
 
     private void switchSyncedFile(final int cycle) throws IOException

@@ -2,6 +2,7 @@ package io.kvledger.replay.cli;
 
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.sim.PeerTrace;
 import io.kvledger.engine.sim.RecordedRun;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.journal.EffectList;
@@ -10,6 +11,8 @@ import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalWriter;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -27,7 +30,8 @@ import java.util.stream.Stream;
 /**
  * {@code kvledger bench}: the cost of one decision on this machine. A deterministic serving run is recorded, then
  * its inputs are applied again and again to fresh engines (the apply path alone) and appended to a journal (SBE
- * encode plus a Chronicle append), each timed individually into a histogram.
+ * encode plus a Chronicle append), each timed individually into a histogram. With {@code --trace} it serves the peer
+ * traces of {@code shared/peer-traces.md} instead ({@link PeerBench}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Measure the apply path and journal appends on a recorded serving run.")
@@ -48,9 +52,30 @@ final class BenchCommand implements Callable<Integer>
         "${DEFAULT-VALUE}; the first quarter warms up).")
     int iterations;
 
+    @Option(names = "--trace", converter = TraceConverter.class, type = TraceSet.class, paramLabel = "pr-bench|shared-prefix|multi-turn|all",
+        description = "Serve a peer trace (shared/peer-traces.md) with the journal off and on, instead of a recorded " +
+        "run.")
+    TraceSet traces;
+
+    @Option(names = "--json", description = "With --trace: one JSON object per line per trace and phase.")
+    boolean json;
+
     @Override
     public Integer call() throws IOException
     {
+        if (null != traces)
+        {
+            final PeerBench bench = new PeerBench(spec.commandLine().getOut(), json, iterations);
+            for (final PeerTrace.Kind kind : traces.kinds)
+            {
+                bench.measure(kind);
+            }
+            return KvledgerMain.EXIT_CLEAN;
+        }
+        if (json)
+        {
+            throw new CliException("--json needs --trace");
+        }
         final PrintWriter out = spec.commandLine().getOut();
         final RecordedRun run = RecordedRun.record(workload, requests, 1);
         final EngineConfig config = run.config;
@@ -131,5 +156,36 @@ final class BenchCommand implements Callable<Integer>
             + " %,.0f per second on one thread%n", what, count, nanos / 1e3 / count,
             h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
             h.getMaxValue() / 1e3, count * 1e9 / nanos);
+    }
+
+    /** Reads a trace name; {@code all} means the three. */
+    static final class TraceConverter implements ITypeConverter<TraceSet>
+    {
+        @Override
+        public TraceSet convert(final String value)
+        {
+            if ("all".equals(value))
+            {
+                return new TraceSet(PeerTrace.Kind.values());
+            }
+            final PeerTrace.Kind kind = PeerTrace.Kind.fromCliName(value);
+            if (null == kind)
+            {
+                throw new TypeConversionException("unknown trace '" + value + "' (pr-bench, shared-prefix, " +
+                    "multi-turn or all)");
+            }
+            return new TraceSet(new PeerTrace.Kind[]{kind});
+        }
+    }
+
+    /** The traces one {@code --trace} names. */
+    static final class TraceSet
+    {
+        final PeerTrace.Kind[] kinds;
+
+        TraceSet(final PeerTrace.Kind[] kinds)
+        {
+            this.kinds = kinds;
+        }
     }
 }
