@@ -83,7 +83,7 @@ public final class KvLedger implements AutoCloseable
             new FileL3Store(options.storeDir, device, config.maxRequestPages() + 4, 64);
         final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
             .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
-        final JournalWriter journal = JournalWriter.open(options.journalDir, header, false);
+        final JournalWriter journal = JournalWriter.open(options.journalDir, header, false, options.pretouchJournal);
         final KvLedger ledger = new KvLedger(options, engine, journal, device, store, message.toString());
         device.start(ledger.loop);
         store.start(ledger.loop);

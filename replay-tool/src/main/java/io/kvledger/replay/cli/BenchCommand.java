@@ -60,12 +60,17 @@ final class BenchCommand implements Callable<Integer>
     @Option(names = "--json", description = "With --trace: one JSON object per line per trace and phase.")
     boolean json;
 
+    @Option(names = "--pretouch", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "With --trace: pre-fault the journal's queue file from a background thread (default: " +
+        "${DEFAULT-VALUE}).")
+    boolean pretouch;
+
     @Override
     public Integer call() throws IOException
     {
         if (null != traces)
         {
-            final PeerBench bench = new PeerBench(spec.commandLine().getOut(), json, iterations);
+            final PeerBench bench = new PeerBench(spec.commandLine().getOut(), json, iterations, pretouch);
             for (final PeerTrace.Kind kind : traces.kinds)
             {
                 bench.measure(kind);

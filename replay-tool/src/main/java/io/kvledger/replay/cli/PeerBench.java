@@ -22,9 +22,10 @@ import java.util.stream.Stream;
 /**
  * {@code kvledger bench --trace}: the peer traces of {@code shared/peer-traces.md} served through the engine, one
  * request's lifecycle at a time ({@link PeerLifecycle}), with the journal off and on (a Chronicle Queue on disk in a
- * temporary directory, a fresh one per run), fingerprinting timed on its own. Each run starts a fresh engine; the
- * first quarter of the runs warm up and the table shows medians over the rest, per phase, of the thread's CPU time
- * (the machine is shared: CPU time leaves out the time the thread waited for a core; page faults count). Each run
+ * temporary directory, a fresh one per run), fingerprinting timed on its own. Each run starts a fresh engine; warm-up
+ * runs come first (a quarter of the iterations, at least 10) and the table shows medians over the measured ones,
+ * per phase, of the thread's CPU time (the machine is shared: CPU time leaves out the time the thread waited for a
+ * core; page faults count). Each run
  * also serves the trace once more each way timing every input type (wall clock, median over runs) and counting hits
  * and evictions for the cross-check. Single-threaded.
  */
@@ -34,6 +35,7 @@ final class PeerBench
     private final boolean json;
     private final int runs;
     private final int warmups;
+    private final boolean pretouch;
     private final com.sun.management.ThreadMXBean threads =
         (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
 
@@ -48,14 +50,16 @@ final class PeerBench
     /**
      * @param out        where the table or the JSON lines go.
      * @param json       one JSON object per line per trace and phase instead of the table.
-     * @param iterations runs each way; the first quarter warm up.
+     * @param iterations runs each way; the first quarter (at least 10) warm up, the rest are measured.
+     * @param pretouch   whether the journal pre-faults its queue file from a background thread.
      */
-    PeerBench(final PrintWriter out, final boolean json, final int iterations)
+    PeerBench(final PrintWriter out, final boolean json, final int iterations, final boolean pretouch)
     {
+        this.pretouch = pretouch;
         this.out = out;
         this.json = json;
-        this.warmups = Math.max(1, iterations / 4);
-        this.runs = Math.max(1, iterations - warmups);
+        this.warmups = Math.max(10, iterations / 4);
+        this.runs = Math.max(1, iterations - iterations / 4);
     }
 
     /**
@@ -162,8 +166,9 @@ final class PeerBench
             out.printf(Locale.ROOT, "trace %s: %,d requests, %,d tokens, sha256 %s (matches peer-traces.md)%n",
                 kind.cliName, n, trace.tokenCount(), digest);
             out.printf(Locale.ROOT, "  attention only, page %d, KV pool %,d pages; %d measured runs after %d warm-up " +
-                "runs, medians of thread CPU time (wall in --json); journal: Chronicle Queue in a temp dir, unsynced%n", PeerTrace.PAGE_SIZE,
-                kind.kvPoolPages(), runs, warmups);
+                "runs, medians of thread CPU time (wall in --json)%n  journal: Chronicle Queue in a temp dir, " +
+                "unsynced, pretouch %s%n", PeerTrace.PAGE_SIZE, kind.kvPoolPages(), runs, warmups,
+                pretouch ? "on" : "off");
             out.printf(Locale.ROOT, "  %-7s %5s %9s %9s %7s %9s %7s %8s %11s %11s %11s%n", "phase", "reqs",
                 "off us", "on us", "on/off", "fp us", "B/doc", "alloc B", "hit tok", "evict tok", "tree tok");
         }
@@ -197,7 +202,7 @@ final class PeerBench
                 }
                 line.append(",\"usPerInputJournalOff\":").append(off.json(p, requests));
                 line.append(",\"usPerInputJournalOn\":").append(on.json(p, requests));
-                line.append(String.format(Locale.ROOT, ",\"runs\":%d}", runs));
+                line.append(String.format(Locale.ROOT, ",\"runs\":%d,\"pretouch\":%b}", runs, pretouch));
                 out.println(line);
             }
             else
@@ -291,7 +296,7 @@ final class PeerBench
         try
         {
             try (JournalWriter writer = JournalWriter.open(dir.resolve("journal"),
-                config.toHeader(new JournalHeader()), false))
+                config.toHeader(new JournalHeader()), false, pretouch))
             {
                 use.accept(writer);
             }
