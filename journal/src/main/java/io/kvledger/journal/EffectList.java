@@ -177,6 +177,36 @@ public final class EffectList
     }
 
     /**
+     * Whether two effects of this list are equal in every column except the id (a run in the compact encoding).
+     *
+     * @param index a first effect.
+     * @param other a second effect.
+     * @return true when only the ids may differ.
+     */
+    public boolean sameExceptId(final int index, final int other)
+    {
+        final int a = index * CODE_COLUMNS;
+        final int b = other * CODE_COLUMNS;
+        for (int i = 0; i < CODE_COLUMNS; i++)
+        {
+            if (codes[a + i] != codes[b + i])
+            {
+                return false;
+            }
+        }
+        final int la = index * LONG_COLUMNS;
+        final int lb = other * LONG_COLUMNS;
+        for (int i = OWNER; i < LONG_COLUMNS; i++)
+        {
+            if (longs[la + i] != longs[lb + i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Index of the first effect that differs from the other list, or -1 when both lists are equal.
      *
      * @param other list to compare with.
@@ -258,6 +288,18 @@ public final class EffectList
     public void code(final int index, final int column, final short code)
     {
         codes[index * CODE_COLUMNS + column] = code;
+    }
+
+    /**
+     * Read a raw code column.
+     *
+     * @param index  of the effect.
+     * @param column 0..9, as for {@link #code(int, int, short)}.
+     * @return raw enum code or {@link #NULL_CODE}.
+     */
+    public short code(final int index, final int column)
+    {
+        return codes[index * CODE_COLUMNS + column];
     }
 
     // ---- typed access ----

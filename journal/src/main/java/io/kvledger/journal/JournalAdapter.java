@@ -1,5 +1,6 @@
 package io.kvledger.journal;
 
+import io.kvledger.journal.codec.CompactDocumentDecoder;
 import io.kvledger.journal.codec.DeviceKind;
 import io.kvledger.journal.codec.DocumentDecoder;
 import io.kvledger.journal.codec.EffectType;
@@ -33,6 +34,7 @@ public final class JournalAdapter
     private final MessageHeaderDecoder messageHeaderDecoder = new MessageHeaderDecoder();
     private final JournalHeaderDecoder journalHeaderDecoder = new JournalHeaderDecoder();
     private final DocumentDecoder documentDecoder = new DocumentDecoder();
+    private final CompactDocumentCodec compactCodec = new CompactDocumentCodec();
     private final CRC32 crc = new CRC32();
     private final byte[] crcScratch = new byte[4096];
     private final JournalHeader header = new JournalHeader();
@@ -198,6 +200,10 @@ public final class JournalAdapter
         final int blockLength = messageHeaderDecoder.blockLength();
         final int bodyOffset = payloadOffset + MessageHeaderDecoder.ENCODED_LENGTH;
         final int end = offset + length;
+        if (CompactDocumentDecoder.TEMPLATE_ID == templateId)
+        {
+            return decodeCompactDocument(buffer, bodyOffset, end, blockLength);
+        }
         if (DocumentDecoder.TEMPLATE_ID == templateId)
         {
             return decodeDocument(buffer, bodyOffset, end, blockLength);
@@ -275,6 +281,40 @@ public final class JournalAdapter
         }
 
         return FrameStatus.HEADER;
+    }
+
+    private FrameStatus decodeCompactDocument(
+        final DirectBuffer buffer, final int bodyOffset, final int end, final int blockLength)
+    {
+        final int lengthField = CompactDocumentDecoder.bodyHeaderLength();
+        final int dataOffset = bodyOffset + blockLength + lengthField;
+        if (blockLength < CompactDocumentDecoder.BLOCK_LENGTH || dataOffset > end)
+        {
+            return structure("CompactDocument block length " + blockLength + " does not fit the frame");
+        }
+        final long bodyLength = buffer.getInt(dataOffset - lengthField, JournalFrame.BYTE_ORDER) & 0xFFFF_FFFFL;
+        if (dataOffset + bodyLength != end)
+        {
+            return structure("CompactDocument body of " + bodyLength + " bytes does not match the frame (" +
+                (end - dataOffset) + " bytes)");
+        }
+        final int length = (int)bodyLength;
+        final long fingerprintCount = compactCodec.fingerprintCount(buffer, dataOffset, length);
+        if (fingerprintCount > JournalFrame.MAX_GROUP_COUNT)
+        {
+            return structure("fingerprint count " + fingerprintCount + " exceeds the journal limit");
+        }
+        if (fingerprintCount > input.fingerprintCapacity())
+        {
+            input = new InputRecord((int)Math.max(fingerprintCount, 2L * input.fingerprintCapacity()));
+        }
+        final int code = compactCodec.decode(buffer, dataOffset, length, input, effects);
+        if (null != compactCodec.error())
+        {
+            return compactCodec.badValue() ? value(compactCodec.error()) : structure(compactCodec.error());
+        }
+        resultCode = code;
+        return FrameStatus.DOCUMENT;
     }
 
     private FrameStatus decodeDocument(

@@ -1,6 +1,7 @@
 package io.kvledger.journal;
 
 import io.kvledger.journal.codec.BooleanType;
+import io.kvledger.journal.codec.CompactDocumentEncoder;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.DocumentEncoder;
 import io.kvledger.journal.codec.EffectType;
@@ -20,13 +21,17 @@ import java.util.zip.CRC32;
 
 /**
  * Encodes a {@link JournalHeader} or one document (input, result code, effects) into a {@link JournalFrame}; the
- * encoders are reused, so encoding allocates nothing. Not thread-safe: owned by the writing thread.
+ * encoders are reused, so encoding allocates nothing. Documents are written as a {@code CompactDocument} (schema
+ * version 2, {@link CompactDocumentCodec}); {@link #encodeDocumentV1} still writes the version-1 fixed layout, for
+ * tests of the old decoding. Not thread-safe: owned by the writing thread.
  */
 public final class JournalEncoder
 {
     private final MessageHeaderEncoder messageHeaderEncoder = new MessageHeaderEncoder();
     private final JournalHeaderEncoder journalHeaderEncoder = new JournalHeaderEncoder();
     private final DocumentEncoder documentEncoder = new DocumentEncoder();
+    private final CompactDocumentEncoder compactEncoder = new CompactDocumentEncoder();
+    private final CompactDocumentCodec compactCodec = new CompactDocumentCodec();
     private final CRC32 crc = new CRC32();
     private final byte[] crcScratch = new byte[1024];
 
@@ -80,7 +85,7 @@ public final class JournalEncoder
     }
 
     /**
-     * Encode one document as a complete frame.
+     * Encode one document as a complete frame in the compact encoding (schema version 2).
      *
      * @param buffer     to encode into; it must hold the whole frame (an expandable buffer grows).
      * @param offset     of the frame in the buffer.
@@ -97,10 +102,48 @@ public final class JournalEncoder
         final int resultCode,
         final EffectList effects)
     {
+        validateCounts(input, effects);
+
+        final int headerOffset = offset + JournalFrame.HEADER_LENGTH;
+        compactEncoder.wrapAndApplyHeader(buffer, headerOffset, messageHeaderEncoder);
+        final int lengthOffset = headerOffset + MessageHeaderEncoder.ENCODED_LENGTH;
+        final int bodyOffset = lengthOffset + CompactDocumentEncoder.bodyHeaderLength();
+        buffer.checkLimit(bodyOffset + CompactDocumentCodec.maxLength(input, effects));
+        final int bodyLength = compactCodec.encode(buffer, bodyOffset, input, resultCode, effects);
+        if (bodyLength < 0)
+        {
+            throw new JournalException("input " + input.sequence() + " " + compactCodec.error());
+        }
+        buffer.putInt(lengthOffset, bodyLength, JournalFrame.BYTE_ORDER);
+
+        return seal(buffer, offset, bodyOffset + bodyLength - headerOffset);
+    }
+
+    /**
+     * Encode one document as a complete frame in the version-1 fixed layout ({@code Document}, one group entry per
+     * effect), as journals written before schema version 2 hold it.
+     *
+     * @param buffer     to encode into; it must hold the whole frame (an expandable buffer grows).
+     * @param offset     of the frame in the buffer.
+     * @param input      the input; its sequence is the document's.
+     * @param resultCode result of applying the input.
+     * @param effects    ordered effects, enum columns as raw codes with {@link EffectList#NULL_CODE} for null.
+     * @return length of the frame in bytes.
+     * @throws JournalException when a group is too large or a code is not a value of its enum.
+     */
+    public int encodeDocumentV1(
+        final MutableDirectBuffer buffer,
+        final int offset,
+        final InputRecord input,
+        final int resultCode,
+        final EffectList effects)
+    {
         validate(input, effects);
 
         final DocumentEncoder encoder = documentEncoder
-            .wrapAndApplyHeader(buffer, offset + JournalFrame.HEADER_LENGTH, messageHeaderEncoder)
+            .wrapAndApplyHeader(buffer, offset + JournalFrame.HEADER_LENGTH, messageHeaderEncoder);
+        messageHeaderEncoder.version(1);
+        encoder
             .sequence(input.sequence())
             .timestampNs(input.timestampNs())
             .inputType(input.type())
@@ -144,6 +187,24 @@ public final class JournalEncoder
         }
 
         return seal(buffer, offset, MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength());
+    }
+
+    private static void validateCounts(final InputRecord input, final EffectList effects)
+    {
+        if (null == input.type() || InputType.NULL_VAL == input.type())
+        {
+            throw new JournalException("input " + input.sequence() + " has no input type");
+        }
+        if (input.fingerprintCount() > JournalFrame.MAX_GROUP_COUNT)
+        {
+            throw new JournalException("input " + input.sequence() + " has " + input.fingerprintCount() +
+                " fingerprints, more than the journal limit " + JournalFrame.MAX_GROUP_COUNT);
+        }
+        if (effects.size() > JournalFrame.MAX_GROUP_COUNT)
+        {
+            throw new JournalException("input " + input.sequence() + " has " + effects.size() +
+                " effects, more than the journal limit " + JournalFrame.MAX_GROUP_COUNT);
+        }
     }
 
     private static void validate(final InputRecord input, final EffectList effects)

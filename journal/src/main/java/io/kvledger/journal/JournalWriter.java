@@ -1,5 +1,6 @@
 package io.kvledger.journal;
 
+import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.core.time.SystemTimeProvider;
 import net.openhft.chronicle.core.time.TimeProvider;
@@ -27,6 +28,11 @@ import java.nio.file.StandardOpenOption;
  * <p>
  * A document is visible to readers and survives a crash of the process as soon as {@link #append} returns; it
  * survives a power loss only after {@link #sync()}, which {@code syncEachDocument} calls after every append.
+ * <p>
+ * With {@code pretouch}, a daemon thread ({@link QueuePretoucher}) touches the pages of the memory-mapped queue file
+ * just ahead of the write position, so their first-touch page faults happen there rather than on the appending thread
+ * (they cost ~2.6 ns per appended byte otherwise). It only touches pages (a compare-and-swap of zero with zero); it
+ * writes no document.
  */
 public final class JournalWriter implements AutoCloseable
 {
@@ -47,13 +53,16 @@ public final class JournalWriter implements AutoCloseable
     private final boolean syncEachDocument;
     private final int maxFrameLength;
     private final JournalEncoder encoder = new JournalEncoder();
-    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(4096);
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(64 * 1024);
     private long lastSequence;
     private long lastIndex = -1;
     private long appendedBytes;
     private int syncedCycle = Integer.MIN_VALUE;
     private FileChannel syncChannel;
     private boolean closed;
+    private QueuePretoucher pretoucher;
+    private int pretouchCycle = Integer.MIN_VALUE;
+    private File pretouchFile;
 
     private JournalWriter(
         final Path directory,
@@ -98,6 +107,45 @@ public final class JournalWriter implements AutoCloseable
         final Path directory, final JournalHeader header, final boolean syncEachDocument, final long blockSize)
     {
         return open(directory, header, syncEachDocument, blockSize, SystemTimeProvider.INSTANCE);
+    }
+
+    /**
+     * Create a journal with the default block size, optionally pre-faulting the queue file from a background thread.
+     *
+     * @param directory        for the queue files; created when missing, refused when it already holds a queue.
+     * @param header           first document of the journal.
+     * @param syncEachDocument whether every append is forced to the storage device before it returns.
+     * @param pretouch         whether a daemon thread touches the queue file's pages ahead of the writer.
+     * @return the writer, owning the queue, its appender and the pretouch thread.
+     * @throws JournalException when the directory holds a journal or the queue cannot be created.
+     */
+    public static JournalWriter open(
+        final Path directory, final JournalHeader header, final boolean syncEachDocument, final boolean pretouch)
+    {
+        final JournalWriter writer = open(directory, header, syncEachDocument, DEFAULT_BLOCK_SIZE);
+        if (pretouch)
+        {
+            writer.startPretouch();
+        }
+        return writer;
+    }
+
+    /** @return whether a pretouch thread runs for this writer. */
+    public boolean pretouching()
+    {
+        return null != pretoucher;
+    }
+
+    /** @return pages the pretouch thread has touched ahead of this writer so far (0 without one). */
+    public long pretouchedPages()
+    {
+        return null == pretoucher ? 0 : pretoucher.touchedPages();
+    }
+
+    private void startPretouch()
+    {
+        pretoucher = new QueuePretoucher();
+        pretoucher.start();
     }
 
     static JournalWriter open(
@@ -249,6 +297,16 @@ public final class JournalWriter implements AutoCloseable
     }
 
     /**
+     * Frame bytes appended so far (header included), without Chronicle's own 4-byte document headers.
+     *
+     * @return bytes.
+     */
+    public long appendedBytes()
+    {
+        return appendedBytes;
+    }
+
+    /**
      * Directory holding the queue files.
      *
      * @return journal directory.
@@ -286,6 +344,10 @@ public final class JournalWriter implements AutoCloseable
         if (!closed)
         {
             closed = true;
+            if (null != pretoucher)
+            {
+                pretoucher.close();
+            }
             if (null != syncChannel)
             {
                 try
@@ -310,11 +372,14 @@ public final class JournalWriter implements AutoCloseable
                 maxFrameLength + " bytes, a quarter of the journal's block size");
         }
 
+        long end = 0;
         try (DocumentContext dc = appender.writingDocument())
         {
             try
             {
-                dc.wire().bytes().write(buffer.byteArray(), 0, frameLength);
+                final Bytes<?> bytes = dc.wire().bytes();
+                bytes.write(buffer.byteArray(), 0, frameLength);
+                end = bytes.writePosition();
             }
             catch (final RuntimeException | Error ex)
             {
@@ -332,6 +397,16 @@ public final class JournalWriter implements AutoCloseable
         }
         lastIndex = appender.lastIndexAppended();
         appendedBytes += frameLength;
+        if (null != pretoucher)
+        {
+            final int cycle = appender.cycle();
+            if (cycle != pretouchCycle)
+            {
+                pretouchCycle = cycle;
+                pretouchFile = appender.currentFile();
+            }
+            pretoucher.published(pretouchFile, end);
+        }
     }
 
     private void switchSyncedFile(final int cycle) throws IOException

@@ -122,20 +122,20 @@ class JournalAdapterTest
     @Test
     void shouldRefuseGroupCountsBeyondTheFrame()
     {
-        int length = RawJournal.documentFrame(buffer, 1);
+        int length = RawJournal.documentFrameV1(buffer, 1);
         buffer.putShort(FINGERPRINTS + 2, (short)60_000, JournalFrame.BYTE_ORDER);
         RawJournal.reseal(buffer, length);
         assertEquals(FrameStatus.BAD_STRUCTURE, adapter.decode(buffer, 0, length));
         assertTrue(adapter.errorMessage().startsWith("fingerprints group of 60000"), adapter.errorMessage());
 
-        length = RawJournal.documentFrame(buffer, 1);
+        length = RawJournal.documentFrameV1(buffer, 1);
         final int effects = FINGERPRINTS + 4 + DocumentDecoder.FingerprintsDecoder.sbeBlockLength();
         buffer.putShort(effects + 2, (short)2, JournalFrame.BYTE_ORDER);
         RawJournal.reseal(buffer, length);
         assertEquals(FrameStatus.BAD_STRUCTURE, adapter.decode(buffer, 0, length));
         assertTrue(adapter.errorMessage().startsWith("effects group of 2"), adapter.errorMessage());
 
-        length = RawJournal.documentFrame(buffer, 1);
+        length = RawJournal.documentFrameV1(buffer, 1);
         buffer.putShort(FINGERPRINTS, (short)3, JournalFrame.BYTE_ORDER);
         RawJournal.reseal(buffer, length);
         assertEquals(FrameStatus.BAD_STRUCTURE, adapter.decode(buffer, 0, length));
@@ -144,7 +144,7 @@ class JournalAdapterTest
     @Test
     void shouldRefuseBlockShorterThanTheSchemaBlock()
     {
-        final int length = RawJournal.documentFrame(buffer, 1);
+        final int length = RawJournal.documentFrameV1(buffer, 1);
         buffer.putShort(PAYLOAD, (short)10, JournalFrame.BYTE_ORDER);
         RawJournal.reseal(buffer, length);
 
@@ -155,7 +155,7 @@ class JournalAdapterTest
     @Test
     void shouldRefuseTrailingBytes()
     {
-        final int length = RawJournal.documentFrame(buffer, 1);
+        final int length = RawJournal.documentFrameV1(buffer, 1);
         buffer.putInt(length, 0);
         RawJournal.reseal(buffer, length + 4);
 
@@ -166,19 +166,19 @@ class JournalAdapterTest
     @Test
     void shouldRefuseCodesOutsideTheirEnums()
     {
-        int length = RawJournal.documentFrame(buffer, 1);
+        int length = RawJournal.documentFrameV1(buffer, 1);
         buffer.putByte(BODY + DocumentDecoder.inputTypeEncodingOffset(), (byte)99);
         RawJournal.reseal(buffer, length);
         assertEquals(FrameStatus.BAD_VALUE, adapter.decode(buffer, 0, length));
 
-        length = RawJournal.documentFrame(buffer, 1);
+        length = RawJournal.documentFrameV1(buffer, 1);
         final int effect = FINGERPRINTS + 4 + DocumentDecoder.FingerprintsDecoder.sbeBlockLength() + 4;
         buffer.putByte(effect + DocumentDecoder.EffectsDecoder.poolEncodingOffset(), (byte)9);
         RawJournal.reseal(buffer, length);
         assertEquals(FrameStatus.BAD_VALUE, adapter.decode(buffer, 0, length));
         assertTrue(adapter.errorMessage().startsWith("effect 0"), adapter.errorMessage());
 
-        length = RawJournal.documentFrame(buffer, 1);
+        length = RawJournal.documentFrameV1(buffer, 1);
         buffer.putByte(effect + DocumentDecoder.EffectsDecoder.effectTypeEncodingOffset(), (byte)255);
         RawJournal.reseal(buffer, length);
         assertEquals(FrameStatus.BAD_VALUE, adapter.decode(buffer, 0, length));
@@ -196,6 +196,35 @@ class JournalAdapterTest
     }
 
     @Test
+    void shouldDecodeVersion1AndCompactDocumentsAlike()
+    {
+        final int v1 = RawJournal.documentFrameV1(buffer, 5);
+        assertEquals(FrameStatus.DOCUMENT, adapter.decode(buffer, 0, v1));
+        assertEquals(1, adapter.schemaVersion());
+        final EffectList fromV1 = new EffectList(4);
+        fromV1.addCopy(adapter.effects(), 0);
+        final InputRecord inputV1 = new InputRecord(8).copyFrom(adapter.input());
+
+        final int v2 = RawJournal.documentFrame(buffer, 5);
+        assertEquals(FrameStatus.DOCUMENT, adapter.decode(buffer, 0, v2));
+        assertEquals(2, adapter.schemaVersion());
+        assertTrue(v2 < v1, "compact " + v2 + " bytes, fixed " + v1);
+        assertEquals(-1, fromV1.firstDifference(adapter.effects()));
+        assertTrue(inputV1.sameAs(adapter.input()));
+        assertEquals(7, adapter.resultCode());
+    }
+
+    @Test
+    void shouldRefuseCompactBodyThatDisagreesWithTheFrame()
+    {
+        final int length = RawJournal.documentFrame(buffer, 1);
+        buffer.putInt(length, 0);
+        RawJournal.reseal(buffer, length + 4);
+        assertEquals(FrameStatus.BAD_STRUCTURE, adapter.decode(buffer, 0, length + 4));
+        assertTrue(adapter.errorMessage().contains("does not match the frame"), adapter.errorMessage());
+    }
+
+    @Test
     void shouldDecodeWithoutAllocatingAfterWarmUp()
     {
         final com.sun.management.ThreadMXBean threads =
@@ -208,17 +237,23 @@ class JournalAdapterTest
         {
             JournalTestData.randomEffect(random, effects, JournalTestData.EFFECT_TYPES[i % 25]);
         }
-        final int length = new JournalEncoder().encodeDocument(buffer, 0, input, 1, effects);
+        final int v1Length = new JournalEncoder().encodeDocumentV1(buffer, 0, input, 1, effects);
+        final int length = new JournalEncoder().encodeDocument(buffer, v1Length, input, 1, effects);
         final int decodes = 100_000;
         for (int i = 0; i < decodes; i++)
         {
-            adapter.decode(buffer, 0, length);
+            adapter.decode(buffer, 0, v1Length);
+        }
+        for (int i = 0; i < decodes; i++)
+        {
+            adapter.decode(buffer, v1Length, length);
         }
 
         final long before = threads.getCurrentThreadAllocatedBytes();
         for (int i = 0; i < decodes; i++)
         {
-            adapter.decode(buffer, 0, length);
+            adapter.decode(buffer, 0, v1Length);
+            adapter.decode(buffer, v1Length, length);
         }
         final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
 

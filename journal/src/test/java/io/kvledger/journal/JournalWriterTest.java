@@ -211,6 +211,32 @@ class JournalWriterTest
         }
     }
 
+    @Test
+    void shouldPretouchAheadWithoutChangingWhatIsRead(@TempDir final Path dir) throws Exception
+    {
+        final InputRecord input = new InputRecord(64);
+        final EffectList effects = new EffectList(64);
+        final int documents = 3_000;
+        try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(5), false, true))
+        {
+            assertTrue(writer.pretouching());
+            for (int sequence = 1; sequence <= documents; sequence++)
+            {
+                JournalTestData.document(5, sequence, input, effects, 40);
+                writer.append(input, sequence, effects);
+            }
+            // The toucher runs on its own thread; give it a bounded while to catch up, then it must have touched.
+            for (int i = 0; i < 1_000 && writer.pretouchedPages() == 0; i++)
+            {
+                Thread.sleep(10);
+            }
+            assertTrue(writer.pretouchedPages() > 0, "no page touched ahead of the writer");
+        }
+        final ReadOutcome outcome = JournalReader.open(dir).read(new CountingListener());
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        assertEquals(documents, outcome.documents());
+    }
+
     static class CountingListener implements JournalListener
     {
         public void onHeader(final JournalHeader header, final JournalPosition position)

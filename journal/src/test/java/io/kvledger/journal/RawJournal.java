@@ -59,6 +59,16 @@ final class RawJournal implements AutoCloseable
         return new JournalEncoder().encodeDocument(buffer, 0, input, 7, effects);
     }
 
+    /** The same document in the schema-version-1 fixed layout. */
+    static int documentFrameV1(final ExpandableArrayBuffer buffer, final long sequence)
+    {
+        final InputRecord input = new InputRecord(8).type(InputType.ADMIT).sequence(sequence).request(sequence * 10)
+            .addFingerprint(1, 2);
+        final EffectList effects = new EffectList(4);
+        JournalTestData.randomEffect(new java.util.Random(sequence), effects, JournalTestData.EFFECT_TYPES[0]);
+        return new JournalEncoder().encodeDocumentV1(buffer, 0, input, 7, effects);
+    }
+
     /**
      * Recompute the payload length and CRC of a frame after its payload was edited.
      */

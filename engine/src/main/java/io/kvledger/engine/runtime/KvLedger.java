@@ -102,7 +102,7 @@ public final class KvLedger implements AutoCloseable
         {
             final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
                 .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
-            journal = JournalWriter.open(options.journalDir, header, false);
+            journal = JournalWriter.open(options.journalDir, header, false, options.pretouchJournal);
         }
         catch (final RuntimeException ex)
         {

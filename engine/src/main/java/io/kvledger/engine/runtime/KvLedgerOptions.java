@@ -28,6 +28,8 @@ public final class KvLedgerOptions
     public Path journalDir = Path.of("kvledger-out", "journal");
     /** fsync the journal at the end of every ring batch (group commit); off: a process crash loses nothing, a power loss may. */
     public boolean syncJournal;
+    /** Pre-fault the journal's queue file ahead of the writer from a background thread (off the engine thread). */
+    public boolean pretouchJournal = true;
     public DeviceKind device = DeviceKind.HOST;
     public StoreKind store = StoreKind.FILE;
     public Path storeDir = Path.of("kvledger-out", "l3");

@@ -4,6 +4,7 @@ import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.device.CudaDataPathBench;
 import io.kvledger.engine.device.CudaDeviceBackend;
+import io.kvledger.engine.sim.PeerTrace;
 import io.kvledger.engine.sim.RecordedRun;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.journal.EffectList;
@@ -13,6 +14,8 @@ import io.kvledger.journal.JournalWriter;
 import io.kvledger.journal.codec.DeviceKind;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -31,7 +34,8 @@ import java.util.stream.Stream;
 /**
  * {@code kvledger bench}: the cost of one decision on this machine. A deterministic serving run is recorded, then
  * its inputs are applied again and again to fresh engines (the apply path alone) and appended to a journal (SBE
- * encode plus a Chronicle append), each timed individually into a histogram.
+ * encode plus a Chronicle append), each timed individually into a histogram. With {@code --trace} it serves the peer
+ * traces of {@code shared/peer-traces.md} instead ({@link PeerBench}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Measure the apply path and journal appends on a recorded serving run.")
@@ -90,12 +94,39 @@ final class BenchCommand implements Callable<Integer>
         "costs the apply path (kvledger stat).")
     boolean counters;
 
+    @Option(names = "--trace", converter = TraceConverter.class, type = TraceSet.class,
+        paramLabel = "pr-bench|shared-prefix|multi-turn|all",
+        description = "Serve a peer trace (shared/peer-traces.md) with the journal off and on, instead of a recorded " +
+        "run.")
+    TraceSet traces;
+
+    @Option(names = "--json", description = "With --trace: one JSON object per line per trace and phase.")
+    boolean json;
+
+    @Option(names = "--pretouch", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "With --trace: pre-fault the journal's queue file from a background thread (default: " +
+        "${DEFAULT-VALUE}).")
+    boolean pretouch;
+
     @Override
     public Integer call() throws IOException
     {
         if (dataPath || device != DeviceKind.HOST)
         {
             return dataPath();
+        }
+        if (null != traces)
+        {
+            final PeerBench bench = new PeerBench(spec.commandLine().getOut(), json, iterations, pretouch);
+            for (final PeerTrace.Kind kind : traces.kinds)
+            {
+                bench.measure(kind);
+            }
+            return KvledgerMain.EXIT_CLEAN;
+        }
+        if (json)
+        {
+            throw new CliException("--json needs --trace");
         }
         final PrintWriter out = spec.commandLine().getOut();
         if (storeBench)
@@ -208,5 +239,36 @@ final class BenchCommand implements Callable<Integer>
             + " %,.0f per second on one thread%n", what, count, nanos / 1e3 / count,
             h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
             h.getMaxValue() / 1e3, count * 1e9 / nanos);
+    }
+
+    /** Reads a trace name; {@code all} means the three. */
+    static final class TraceConverter implements ITypeConverter<TraceSet>
+    {
+        @Override
+        public TraceSet convert(final String value)
+        {
+            if ("all".equals(value))
+            {
+                return new TraceSet(PeerTrace.Kind.values());
+            }
+            final PeerTrace.Kind kind = PeerTrace.Kind.fromCliName(value);
+            if (null == kind)
+            {
+                throw new TypeConversionException("unknown trace '" + value + "' (pr-bench, shared-prefix, " +
+                    "multi-turn or all)");
+            }
+            return new TraceSet(new PeerTrace.Kind[]{kind});
+        }
+    }
+
+    /** The traces one {@code --trace} names. */
+    static final class TraceSet
+    {
+        final PeerTrace.Kind[] kinds;
+
+        TraceSet(final PeerTrace.Kind[] kinds)
+        {
+            this.kinds = kinds;
+        }
     }
 }
