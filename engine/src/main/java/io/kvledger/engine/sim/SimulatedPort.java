@@ -65,6 +65,7 @@ public final class SimulatedPort implements EnginePort
     private final double failureRate;
     private final double[] failureRates = new double[OpKind.values().length];
     private double slowRate;
+    private long burstNs;
     private final PriorityQueue<Completion> pending = new PriorityQueue<>();
     private final Map<Key, Long> store;
     private final InputRecord completionInput;
@@ -133,6 +134,17 @@ public final class SimulatedPort implements EnginePort
         return this;
     }
 
+    /**
+     * @param ns completions are due at the next multiple of this (0: each at its own time); a device or store that
+     *           completes in batches, so several loads and fetches finish in the same step and race in one pass.
+     * @return this.
+     */
+    public SimulatedPort burstNs(final long ns)
+    {
+        this.burstNs = ns;
+        return this;
+    }
+
     /** @return bytes the simulated data plane moved. */
     public long movedBytes()
     {
@@ -178,7 +190,8 @@ public final class SimulatedPort implements EnginePort
                 final long delay = slowRate > 0 && random.nextDouble() < slowRate ? 20 * delayNs(kind) : delayNs(kind);
                 final double rate = failureRates[kind.ordinal()];
                 final boolean ok = kind == OpKind.QUERY || rate <= 0 || random.nextDouble() >= rate;
-                pending.add(new Completion(nowNs + delay, order++, effects.id(i), kind, ok));
+                final long due = burstNs > 0 ? ((nowNs + delay) / burstNs + 1) * burstNs : nowNs + delay;
+                pending.add(new Completion(due, order++, effects.id(i), kind, ok));
             }
         }
     }

@@ -177,7 +177,7 @@ public final class Workload
 
     private void random(final SplittableRandom random)
     {
-        final int prefixes = 8;
+        final int prefixes = Math.max(1, options.prefixes);
         final int[][] shared = new int[prefixes][];
         for (int p = 0; p < prefixes; p++)
         {

@@ -25,6 +25,8 @@ public final class WorkloadOptions
     public double abortRate;
     /** Probability that a simulated copy or storage op fails. */
     public double failureRate;
+    /** Shared prefixes of the random workload (fewer: more requests race for the same nodes). */
+    public int prefixes = 8;
     /** Requests arriving per step (0: all at once per phase). */
     public int arrivalsPerStep = 8;
     /**

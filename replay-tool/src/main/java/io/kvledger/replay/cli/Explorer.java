@@ -61,6 +61,7 @@ final class Explorer
         final WorkloadOptions workload = new WorkloadOptions();
         final double[] failureRates = new double[OpKind.values().length];
         double slowRate;
+        long burstNs;
         String summary;
     }
 
@@ -121,8 +122,9 @@ final class Explorer
         final int perRequestStates = 1 + tracking;
         final int mambaSlots = Math.max(3, pick(r, new int[]{perRequestStates + 1, perRequestStates + 2, 8, 16, 64,
             4 * maxRequests + 8}));
-        final int hostKv = Math.max(2, pick(r, new int[]{2, 3, requestPages / 2, requestPages, 2 * requestPages,
-            8 * requestPages, 64 * requestPages}));
+        // Staging where no backup ever fits is one choice in eight: it starves the L3 path the other seeds need.
+        final int hostKv = Math.max(2, pick(r, new int[]{2, requestPages / 2, requestPages, 2 * requestPages,
+            4 * requestPages, 8 * requestPages, 8 * requestPages, 64 * requestPages}));
         final int hostMamba = pick(r, new int[]{2, 3, 4, 8, 64});
         final PrefetchPolicy policy = PrefetchPolicy.values()[r.nextInt(3)];
         final EngineConfig.Builder b = EngineConfig.builder().pageSize(pageSize).deviceKvPages(kvPages)
@@ -138,39 +140,48 @@ final class Explorer
         w.kind = WorkloadKind.values()[r.nextInt(WorkloadKind.values().length)];
         final int maxTokens = requestPages * pageSize;
         w.requests = 8 + r.nextInt(56);
-        w.promptTokens = 1 + r.nextInt(Math.max(1, maxTokens - 1));
-        w.extendTokens = 1 + r.nextInt(Math.max(1, maxTokens / 3));
+        // One seed in eight has prompts under one page; the others from one page to the request limit.
+        w.promptTokens = r.nextInt(8) == 0 ? 1 + r.nextInt(pageSize) :
+            (1 + r.nextInt(requestPages)) * pageSize + r.nextInt(pageSize);
+        // Half the seeds extend by under two pages: requests then share almost all of a prefix and race for it.
+        w.extendTokens = 1 + r.nextInt(Math.max(1, r.nextBoolean() ? 2 * pageSize : maxTokens / 3));
         w.turns = 2 + r.nextInt(4);
+        w.prefixes = pick(r, new int[]{1, 1, 2, 3, 8});
         w.maxNewTokens = r.nextInt(6);
         w.admitsPerPass = 1 + r.nextInt(8);
         w.maxRunning = 1 + r.nextInt(maxRequests);
         w.chunkPages = 1 + r.nextInt(8);
         w.arrivalsPerStep = r.nextInt(6);
-        w.retractRate = rate(r, 0.5);
-        w.abortRate = rate(r, 0.5);
-        w.abortWaitingRate = rate(r, 0.3);
-        w.abortQueuedRate = rate(r, 0.5);
-        w.abortLaunchedRate = rate(r, 0.5);
-        w.abortRunningRate = rate(r, 0.3);
-        w.retractQueuedRate = rate(r, 0.5);
-        w.retractLaunchedRate = rate(r, 0.5);
-        w.retractReadyRate = rate(r, 0.3);
-        w.tickRate = rate(r, 0.5);
+        // Swarm testing: a third of the seeds are calm (no aborts, retracts or failures: many requests reach the L3
+        // path together and race for the same nodes), a third mild, a third wild.
+        final double on = new double[]{0, 0.25, 0.6}[r.nextInt(3)];
+        w.retractRate = rate(r, on);
+        w.abortRate = rate(r, on);
+        w.abortWaitingRate = rate(r, on / 2);
+        w.abortQueuedRate = rate(r, on);
+        w.abortLaunchedRate = rate(r, on);
+        w.abortRunningRate = rate(r, on / 2);
+        w.retractQueuedRate = rate(r, on);
+        w.retractLaunchedRate = rate(r, on);
+        w.retractReadyRate = rate(r, on / 2);
+        // Eviction ticks in calm seeds too: evicted prefixes come back from L3, again and again.
+        w.tickRate = rate(r, Math.max(on, 0.5));
         w.tickPages = 1 + r.nextInt(2 * requestPages);
         w.maxIdleSteps = MAX_IDLE_STEPS;
         for (final OpKind kind : OpKind.values())
         {
-            c.failureRates[kind.ordinal()] = kind == OpKind.QUERY ? 0 : rate(r, 0.4) / 2;
+            c.failureRates[kind.ordinal()] = kind == OpKind.QUERY ? 0 : rate(r, on * 0.6) / 2;
         }
-        c.slowRate = rate(r, 0.3);
-        c.summary = String.format(Locale.ROOT, "%s n=%d p=%d kv=%d mamba=%d host=%d/%d req=%d x%d track=%d %s " +
-            "tok=%d+%d ret=%.2f/%.2f/%.2f abort=%.2f/%.2f/%.2f/%.2f fail=%.2f/%.2f/%.2f/%.2f slow=%.2f tick=%.2f",
-            w.kind.cliName(), w.requests, pageSize, kvPages, mambaSlots, hostKv, hostMamba, maxRequests,
+        c.slowRate = rate(r, 0.5);
+        c.burstNs = new long[]{0, 1_000_000L, 4_000_000L}[r.nextInt(3)];
+        c.summary = String.format(Locale.ROOT, "%s/%d n=%d p=%d kv=%d mamba=%d host=%d/%d req=%d x%d track=%d %s " +
+            "tok=%d+%d ret=%.2f/%.2f/%.2f abort=%.2f/%.2f/%.2f/%.2f fail=%.2f/%.2f/%.2f/%.2f slow=%.2f burst=%dms tick=%.2f",
+            w.kind.cliName(), w.prefixes, w.requests, pageSize, kvPages, mambaSlots, hostKv, hostMamba, maxRequests,
             requestPages, tracking, policy.name().toLowerCase(Locale.ROOT).replace('_', '-'), w.promptTokens,
             w.extendTokens, w.retractQueuedRate, w.retractLaunchedRate, w.retractReadyRate, w.abortWaitingRate,
             w.abortQueuedRate, w.abortLaunchedRate, w.abortRunningRate, c.failureRates[OpKind.LOAD.ordinal()],
             c.failureRates[OpKind.FETCH.ordinal()], c.failureRates[OpKind.BACKUP.ordinal()],
-            c.failureRates[OpKind.STORE.ordinal()], c.slowRate, w.tickRate);
+            c.failureRates[OpKind.STORE.ordinal()], c.slowRate, c.burstNs / 1_000_000, w.tickRate);
         return c;
     }
 
@@ -232,7 +243,7 @@ final class Explorer
             }
         };
         final SimulatedPort port = new SimulatedPort(engine, sink, seed, 0, null).verifyEachInput(true)
-            .slowRate(config.slowRate);
+            .slowRate(config.slowRate).burstNs(config.burstNs);
         for (final OpKind kind : OpKind.values())
         {
             port.failureRate(kind, config.failureRates[kind.ordinal()]);
