@@ -112,7 +112,9 @@ final class Explorer
      */
     static Config configure(final long seed, final long faultMask)
     {
-        final SplittableRandom r = new SplittableRandom(seed * 0x9E37_79B9_7F4A_7C15L + 0x6B1D_E5EEL);
+        // Hashed first: SplittableRandom steps its seed by the golden gamma, so seeds that differ by a multiple of it
+        // would give shifted copies of one sequence.
+        final SplittableRandom r = new SplittableRandom(new SplittableRandom(seed ^ 0x6B1D_E5EEL).nextLong());
         final Config c = new Config();
         final int pageSize = pick(r, PAGE_SIZES);
         final int requestPages = pick(r, REQUEST_PAGES);
@@ -166,7 +168,9 @@ final class Explorer
         w.retractReadyRate = rate(r, on / 2);
         // Eviction ticks in calm seeds too: evicted prefixes come back from L3, again and again.
         w.tickRate = rate(r, Math.max(on, 0.5));
-        w.tickPages = 1 + r.nextInt(2 * requestPages);
+        // Mostly small ticks: they trim leaves and tombstone states while the shared prefix stays on the device,
+        // which is what makes state-only loads (and two of them racing for one node) happen.
+        w.tickPages = pick(r, new int[]{1, 2, 4, 4, 8, 2 * requestPages});
         w.maxIdleSteps = MAX_IDLE_STEPS;
         for (final OpKind kind : OpKind.values())
         {
@@ -174,15 +178,58 @@ final class Explorer
         }
         c.slowRate = rate(r, 0.5);
         c.burstNs = new long[]{0, 1_000_000L, 4_000_000L}[r.nextInt(3)];
+        if (r.nextInt(4) == 0)
+        {
+            hotPrefix(c, r, b);
+        }
         c.summary = String.format(Locale.ROOT, "%s/%d n=%d p=%d kv=%d mamba=%d host=%d/%d req=%d x%d track=%d %s " +
             "tok=%d+%d ret=%.2f/%.2f/%.2f abort=%.2f/%.2f/%.2f/%.2f fail=%.2f/%.2f/%.2f/%.2f slow=%.2f burst=%dms tick=%.2f",
-            w.kind.cliName(), w.prefixes, w.requests, pageSize, kvPages, mambaSlots, hostKv, hostMamba, maxRequests,
-            requestPages, tracking, policy.name().toLowerCase(Locale.ROOT).replace('_', '-'), w.promptTokens,
+            w.kind.cliName(), w.prefixes, w.requests, c.engine.pageSize(), c.engine.deviceKvPages(), c.engine.deviceMambaSlots(),
+            c.engine.hostKvPages(), c.engine.hostMambaSlots(), c.engine.maxRequests(), c.engine.maxRequestPages(), c.engine.trackingSlots(),
+            c.engine.prefetchPolicy().name().toLowerCase(Locale.ROOT).replace('_', '-'), w.promptTokens,
             w.extendTokens, w.retractQueuedRate, w.retractLaunchedRate, w.retractReadyRate, w.abortWaitingRate,
             w.abortQueuedRate, w.abortLaunchedRate, w.abortRunningRate, c.failureRates[OpKind.LOAD.ordinal()],
             c.failureRates[OpKind.FETCH.ordinal()], c.failureRates[OpKind.BACKUP.ordinal()],
             c.failureRates[OpKind.STORE.ordinal()], c.slowRate, c.burstNs / 1_000_000, w.tickRate);
         return c;
+    }
+
+    /**
+     * The hot-prefix profile, one seed in four: calm serving (no aborts, retracts or failures) of many requests on
+     * one or two shared prefixes that arrive together, with completions in bursts and small eviction ticks, so
+     * several requests stage the same L3 hit at once and race for one node (the load-in-flight, copy-on-write and
+     * redundant-slot paths that random chaos rarely lines up).
+     */
+    private static void hotPrefix(final Config c, final SplittableRandom r, final EngineConfig.Builder b)
+    {
+        c.engine = b.maxRequests(16).pageSize(4).trackingSlots(1).maxRequestPages(16)
+            .deviceMambaSlots(8 + r.nextInt(5)).deviceKvPages(256).hostKvPages(256).hostMambaSlots(64)
+            .prefetchPolicy(PrefetchPolicy.WAIT_COMPLETE)
+            .maxStagedDefers(32).maxOps(256).prefetchThresholdPages(4).build();
+        final WorkloadOptions w = c.workload;
+        // Shared prefixes of 5 to 10 pages of 4 tokens out of 16: the extensions still fit, so requests branch.
+        w.promptTokens = 20 + r.nextInt(21);
+        w.extendTokens = 1 + r.nextInt(8);
+        w.kind = WorkloadKind.RANDOM;
+        w.prefixes = 2 + r.nextInt(2);
+        w.requests = 32 + r.nextInt(16);
+        w.arrivalsPerStep = 0;
+        w.admitsPerPass = 4 + r.nextInt(8);
+        w.maxRunning = c.engine.maxRequests();
+        w.retractRate = 0;
+        w.abortRate = 0;
+        w.abortWaitingRate = 0;
+        w.abortQueuedRate = 0;
+        w.abortLaunchedRate = 0;
+        w.abortRunningRate = 0;
+        w.retractQueuedRate = 0;
+        w.retractLaunchedRate = 0;
+        w.retractReadyRate = 0;
+        w.tickRate = 0.3;
+        w.tickPages = 2 + r.nextInt(4);
+        java.util.Arrays.fill(c.failureRates, 0);
+        c.slowRate = 0.3;
+        c.burstNs = 4_000_000L;
     }
 
     private static int pick(final SplittableRandom r, final int[] values)
