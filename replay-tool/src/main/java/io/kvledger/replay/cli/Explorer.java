@@ -198,7 +198,7 @@ final class Explorer
      * The hot-prefix profile, one seed in four: calm serving (no aborts, retracts or failures) of many requests on
      * one or two shared prefixes that arrive together, with completions in bursts and small eviction ticks, so
      * several requests stage the same L3 hit at once and race for one node (the load-in-flight, copy-on-write and
-     * redundant-slot paths that random chaos rarely lines up).
+     * redundant-slot paths that random chaos rarely lines up); half of them also retract loads while queued.
      */
     private static void hotPrefix(final Config c, final SplittableRandom r, final EngineConfig.Builder b)
     {
@@ -222,7 +222,8 @@ final class Explorer
         w.abortQueuedRate = 0;
         w.abortLaunchedRate = 0;
         w.abortRunningRate = 0;
-        w.retractQueuedRate = 0;
+        // Half of them retract loads in the pass that queued them: the freed slots go to the next admission at once.
+        w.retractQueuedRate = r.nextBoolean() ? 0.3 : 0;
         w.retractLaunchedRate = 0;
         w.retractReadyRate = 0;
         w.tickRate = 0.3;
