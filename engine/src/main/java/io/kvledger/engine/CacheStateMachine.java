@@ -222,7 +222,7 @@ public final class CacheStateMachine
     /** @return L3 hits parked until host staging frees (read-only, for live counters). */
     public int parkedHits()
     {
-        return parkedCount;
+        return parked.size();
     }
 
     /** @return backups waiting for host staging (read-only, for live counters). */

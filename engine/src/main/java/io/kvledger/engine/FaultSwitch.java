@@ -39,8 +39,9 @@ public enum FaultSwitch
         "(breaks I7)"),
     /** Early free of the redundant node slot. */
     FREE_REDUNDANT_SLOT_AT_QUEUE(7,
-        "when the loaded tail already has a Mamba state, the redundant node slot is freed as the load is " +
-        "queued instead of at its ack, while the copy still targets it (breaks I13, I15)"),
+        "when the loaded tail already has a Mamba state (or another in-flight state-only load attaches one to it " +
+        "first), the redundant node slot is freed as the load is queued instead of at its ack, while the copy " +
+        "still targets it (breaks I13, I15)"),
     /** Copy-on-write from a checkpoint whose own load is still in flight. */
     COW_FROM_LOADING_CHECKPOINT(8,
         "matching sees nodes whose load is still in flight, so copy-on-write can read a checkpoint before the " +

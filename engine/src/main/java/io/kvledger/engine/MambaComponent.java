@@ -259,8 +259,29 @@ final class MambaComponent implements TreeComponent
         {
             attachNode[o] = node;
             attachSlot[o] = n;
+            if (attachPending(node, o))
+            {
+                // Another in-flight state-only load will attach its state to this node first (SGLang publishes it
+                // at queue time, so there this is the mamba_exist case): this load's node slot is then redundant
+                // and is released at its ack, never before (I15). It stays attachable in case that load fails.
+                ops.ackFreePool[o] = DEVICE_MAMBA;
+                ops.ackFreeSlot[o] = n;
+            }
         }
         allocatedCount = 0;
+    }
+
+    /** @return whether an in-flight load other than {@code self} attaches a state to {@code node} at its ack. */
+    private boolean attachPending(final int node, final int self)
+    {
+        for (int o = 0; o < attachNode.length; o++)
+        {
+            if (o != self && attachNode[o] == node)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -431,7 +452,8 @@ final class MambaComponent implements TreeComponent
         final int node = attachNode[opSlot];
         if (node != NONE)
         {
-            if (ok && tree.live(node) && tree.mambaSlot(node) == NONE)
+            if (ok && tree.live(node) && tree.mambaSlot(node) == NONE &&
+                pool.state(attachSlot[opSlot]) == SlotState.OP)
             {
                 EngineBugException.check(tree.attachMamba(node, attachSlot[opSlot]), "attach of Mamba slot to node",
                     node, attachSlot[opSlot]);

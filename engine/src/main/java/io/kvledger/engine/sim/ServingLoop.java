@@ -24,6 +24,13 @@ import java.util.SplittableRandom;
  * with the content the prefix must hold, and before every later step it checks that its working state still
  * holds what it wrote. A mismatch is corruption; it is counted and reported with the slot.
  * <p>
+ * Chaos (issue 9, section 5): with the {@link WorkloadOptions} chaos rates above zero, the loop also aborts and
+ * retracts requests at every point of their life, drawn from its own seeded random source: while waiting or staged,
+ * right after admission with the load or copy-on-write still queued, while that op is launched, when the data is
+ * ready but the request has not run, and between chunks. The hook sits where the loop picks its next action
+ * ({@link #chaosAfterAdmit} in the pass, {@link #chaosStep} before computing); with every rate at zero it draws
+ * nothing, so runs without chaos are unchanged.
+ * <p>
  * Serving thread only; allocates freely (it is the caller, not the engine).
  */
 public final class ServingLoop implements EnginePort.OpListener
@@ -53,6 +60,17 @@ public final class ServingLoop implements EnginePort.OpListener
         }
     }
 
+    /** The loop stopped finishing or aborting requests: a liveness failure of the controller (or the loop). */
+    public static final class NoProgressException extends IllegalStateException
+    {
+        private static final long serialVersionUID = 1L;
+
+        NoProgressException(final String message)
+        {
+            super(message);
+        }
+    }
+
     private static final int WAITING = 0;
     private static final int ADMITTED = 1;
 
@@ -75,6 +93,7 @@ public final class ServingLoop implements EnginePort.OpListener
         int[] pageIds;
         boolean retracted;
         int decoded;
+        boolean started;
 
         Active(final Workload.Spec spec, final long[] hi, final long[] lo, final int pages, final int tail)
         {
@@ -93,6 +112,8 @@ public final class ServingLoop implements EnginePort.OpListener
     private final InputRecord input;
     private final Decision decision;
     private final SplittableRandom random;
+    private final SplittableRandom chaos;
+    private final boolean chaosOn;
     private final DataPlane data;
     private final ArrayDeque<Active> waiting = new ArrayDeque<>();
     private final List<Active> admitted = new ArrayList<>();
@@ -130,6 +151,8 @@ public final class ServingLoop implements EnginePort.OpListener
         input = new InputRecord(config.maxRequestPages());
         decision = new Decision(config.maxRequestPages());
         random = new SplittableRandom(workload.options().seed ^ 0x5E4E_0001L);
+        chaos = new SplittableRandom(workload.options().seed ^ 0xC4A0_5EEDL);
+        chaosOn = workload.options().chaos();
         data = port.dataPlane();
         scratchHi = new long[config.maxRequestPages() + 1];
         scratchLo = new long[config.maxRequestPages() + 1];
@@ -192,10 +215,11 @@ public final class ServingLoop implements EnginePort.OpListener
                     progress.onProgress(phase.name, summary.finished + summary.aborted, total);
                 }
                 idle = summary.finished + summary.aborted == before ? idle + 1 : 0;
-                if (idle > 20_000)
+                if (idle > workload.options().maxIdleSteps)
                 {
-                    throw new IllegalStateException("serving loop made no progress for 20000 steps in " + phase.name +
-                        " (waiting " + waiting.size() + ", admitted " + admitted.size() + ")");
+                    throw new NoProgressException("serving loop made no progress for " +
+                        workload.options().maxIdleSteps + " steps in " + phase.name + " (waiting " + waiting.size() +
+                        ", admitted " + admitted.size() + ")");
                 }
             }
             drain();
@@ -266,6 +290,10 @@ public final class ServingLoop implements EnginePort.OpListener
         port.pump(this);
         pass();
         port.pump(this);
+        if (chaosOn)
+        {
+            chaosStep();
+        }
         compute();
     }
 
@@ -320,6 +348,10 @@ public final class ServingLoop implements EnginePort.OpListener
                         admitted(a);
                     }
                 }
+                if (chaosOn && chaosAfterAdmit(a))
+                {
+                    continue;
+                }
                 admitted.add(a);
             }
             else if (decision.live)
@@ -357,6 +389,107 @@ public final class ServingLoop implements EnginePort.OpListener
         return false;
     }
 
+    private boolean roll(final double rate)
+    {
+        return rate > 0 && chaos.nextDouble() < rate;
+    }
+
+    /**
+     * Chaos right after an admission in the pass, while its load or copy-on-write is still queued.
+     *
+     * @return true when the request left the admitted set (aborted, or retracted to the head of the queue).
+     */
+    private boolean chaosAfterAdmit(final Active a)
+    {
+        if (a.loadOp < 0 && a.cowOp < 0)
+        {
+            return false;
+        }
+        final WorkloadOptions o = workload.options();
+        if (roll(o.abortQueuedRate))
+        {
+            abort(a);
+            return true;
+        }
+        if (roll(o.retractQueuedRate) && retract(a))
+        {
+            retracted.add(a);
+            return true;
+        }
+        return false;
+    }
+
+    /** Chaos between the pass and the forward: abort or retract waiting, launched, ready and running requests. */
+    private void chaosStep()
+    {
+        final WorkloadOptions o = workload.options();
+        if (roll(o.tickRate))
+        {
+            submit(input.reset().type(InputType.TICK).value1(1 + chaos.nextInt(Math.max(1, o.tickPages))));
+        }
+        if (o.abortWaitingRate > 0)
+        {
+            final int n = waiting.size();
+            for (int i = 0; i < n; i++)
+            {
+                final Active a = waiting.poll();
+                if (roll(o.abortWaitingRate))
+                {
+                    abort(a);
+                }
+                else
+                {
+                    waiting.add(a);
+                }
+            }
+        }
+        for (int i = 0; i < admitted.size(); i++)
+        {
+            final Active a = admitted.get(i);
+            final boolean launched = a.loadOp >= 0 || a.cowOp >= 0;
+            final double abortRate = launched ? o.abortLaunchedRate : o.abortRunningRate;
+            if (roll(abortRate))
+            {
+                admitted.remove(i--);
+                abort(a);
+                continue;
+            }
+            final double retractRate = launched ? o.retractLaunchedRate : a.started ? 0 : o.retractReadyRate;
+            if (roll(retractRate) && retract(a))
+            {
+                admitted.remove(i--);
+                waiting.addFirst(a);
+            }
+        }
+    }
+
+    private void abort(final Active a)
+    {
+        submit(input.reset().type(InputType.ABORT).request(a.spec.id).value1(chaos.nextInt(16))
+            .value2(chaos.nextInt(8)).value3(chaos.nextInt(2)));
+        byLoad.remove(a.loadOp);
+        byLoad.remove(a.cowOp);
+        a.loadOp = -1;
+        a.cowOp = -1;
+        summary.aborted++;
+    }
+
+    /** @return whether the controller took the retract (it refuses one once the request has run a chunk). */
+    private boolean retract(final Active a)
+    {
+        if (submit(input.reset().type(InputType.RETRACT).request(a.spec.id)) != ResultCode.OK)
+        {
+            return false;
+        }
+        byLoad.remove(a.loadOp);
+        byLoad.remove(a.cowOp);
+        a.state = WAITING;
+        a.loadOp = -1;
+        a.cowOp = -1;
+        summary.retracts++;
+        return true;
+    }
+
     /** Bookkeeping of an admission: what the request waits for, where its data lives. */
     private void admitted(final Active a)
     {
@@ -368,6 +501,7 @@ public final class ServingLoop implements EnginePort.OpListener
         a.computed = a.prefixPages;
         a.decoded = 0;
         a.verified = false;
+        a.started = false;
         if (a.loadOp >= 0)
         {
             byLoad.put(a.loadOp, a);
@@ -457,7 +591,9 @@ public final class ServingLoop implements EnginePort.OpListener
                 {
                     // A decode step reads the working state and advances it.
                     a.decoded++;
-                    a.expectedState = ContentSeeds.state(a.hi[a.pages - 1] + a.decoded, a.lo[a.pages - 1]);
+                    // A prompt shorter than one page has no page fingerprint: its state is seeded by its id.
+                    a.expectedState = a.pages == 0 ? ContentSeeds.state(a.spec.id + a.decoded, a.spec.id) :
+                        ContentSeeds.state(a.hi[a.pages - 1] + a.decoded, a.lo[a.pages - 1]);
                     data.fill(Pool.DEVICE_MAMBA, a.workingSlot, a.expectedState);
                     continue;
                 }
@@ -492,6 +628,7 @@ public final class ServingLoop implements EnginePort.OpListener
     /** Report prefill progress (CHUNK) or the end of the request (FINISH) with the cursors of its working state. */
     private void submitProgress(final Active a, final InputType type, final int computed)
     {
+        a.started = true;
         input.reset().type(type).request(a.spec.id).value1(computed)
             .value2(config.hybrid() && a.trackingSlot < 0 ? 0 : computed)
             .value3(random.nextInt(16)).value4(random.nextInt(8)).value5(random.nextInt(2));

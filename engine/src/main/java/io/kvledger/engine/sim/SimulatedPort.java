@@ -63,6 +63,9 @@ public final class SimulatedPort implements EnginePort
     private final TagDataPlane data;
     private final SplittableRandom random;
     private final double failureRate;
+    private final double[] failureRates = new double[OpKind.values().length];
+    private double slowRate;
+    private long burstNs;
     private final PriorityQueue<Completion> pending = new PriorityQueue<>();
     private final Map<Key, Long> store;
     private final InputRecord completionInput;
@@ -90,6 +93,7 @@ public final class SimulatedPort implements EnginePort
         this.config = engine.config();
         this.random = new SplittableRandom(seed ^ 0xD15C_0000L);
         this.failureRate = failureRate;
+        java.util.Arrays.fill(failureRates, failureRate);
         @SuppressWarnings({"unchecked", "rawtypes"})
         final Map<Key, Long> typed = (Map)(store != null ? store : new HashMap<>());
         this.store = typed;
@@ -106,6 +110,39 @@ public final class SimulatedPort implements EnginePort
     public SimulatedPort verifyEachInput(final boolean verify)
     {
         this.verifyEachInput = verify;
+        return this;
+    }
+
+    /**
+     * @param kind op kind (a query never fails).
+     * @param rate probability that an op of this kind completes with an error (replaces the common rate).
+     * @return this.
+     */
+    public SimulatedPort failureRate(final OpKind kind, final double rate)
+    {
+        failureRates[kind.ordinal()] = rate;
+        return this;
+    }
+
+    /**
+     * @param rate probability that an op takes 20 times its usual delay (a slow copy or a slow store); 0 draws
+     *             nothing, so the delays are those of a run without it.
+     * @return this.
+     */
+    public SimulatedPort slowRate(final double rate)
+    {
+        this.slowRate = rate;
+        return this;
+    }
+
+    /**
+     * @param ns completions are due at the next multiple of this (0: each at its own time); a device or store that
+     *           completes in batches, so several loads and fetches finish in the same step and race in one pass.
+     * @return this.
+     */
+    public SimulatedPort burstNs(final long ns)
+    {
+        this.burstNs = ns;
         return this;
     }
 
@@ -151,9 +188,11 @@ public final class SimulatedPort implements EnginePort
             if (effects.type(i) == EffectType.OP_LAUNCHED)
             {
                 final OpKind kind = effects.opKind(i);
-                final long delay = delayNs(kind);
-                final boolean ok = kind == OpKind.QUERY || failureRate <= 0 || random.nextDouble() >= failureRate;
-                pending.add(new Completion(nowNs + delay, order++, effects.id(i), kind, ok));
+                final long delay = slowRate > 0 && random.nextDouble() < slowRate ? 20 * delayNs(kind) : delayNs(kind);
+                final double rate = failureRates[kind.ordinal()];
+                final boolean ok = kind == OpKind.QUERY || rate <= 0 || random.nextDouble() >= rate;
+                final long due = burstNs > 0 ? ((nowNs + delay) / burstNs + 1) * burstNs : nowNs + delay;
+                pending.add(new Completion(due, order++, effects.id(i), kind, ok));
             }
         }
     }

@@ -346,7 +346,7 @@ public final class Workload
         final int maxNewTokens = options.maxNewTokens;
         final double retractRate = options.retractRate;
         final double abortRate = options.abortRate;
-        final int prefixes = 8;
+        final int prefixes = Math.max(1, options.prefixes);
         // The stream draws the shared prefixes first, then per request: its prefix, its own tokens, its rolls.
         phases.add(new Phase("warm-up: shared prefixes", false, prefixes, () ->
         {

@@ -72,6 +72,7 @@ public final class KvledgerMain implements Callable<Integer>
         commands.add(new StatCommand());
         commands.add(new DumpCommand());
         commands.add(new ShrinkCommand());
+        commands.add(new ExploreCommand());
         commands.add(new FaultsCommand());
         commands.add(new CommandLine.HelpCommand());
         return commands;
