@@ -297,16 +297,6 @@ public final class JournalWriter implements AutoCloseable
     }
 
     /**
-     * Frame bytes appended so far (header included), without Chronicle's own 4-byte document headers.
-     *
-     * @return bytes.
-     */
-    public long appendedBytes()
-    {
-        return appendedBytes;
-    }
-
-    /**
      * Directory holding the queue files.
      *
      * @return journal directory.
