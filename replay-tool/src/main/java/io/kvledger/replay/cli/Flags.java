@@ -31,7 +31,7 @@ final class Flags
      * @param max   largest allowed value.
      * @param unit  what the value counts (plural, e.g. "requests"), or "".
      * @param why   the reason for the range, shown in parentheses, or "".
-     * @return the value, as an int when it fits (for chaining on int flags).
+     * @return the value.
      * @throws CliException when the value is out of range.
      */
     static long range(final String flag, final long value, final long min, final long max, final String unit,
@@ -198,9 +198,10 @@ final class Flags
      * Why a directory cannot be used for writing, in the OS's terms, or null when it can.
      *
      * @param directory the directory (existing or not).
-     * @return the reason, e.g. "not a directory", "not writable", "missing parent /a/b", or null.
+     * @return the reason, e.g. "not a directory", "not writable (permissions ...)", "cannot be created: /a is not a
+     *     directory", or null.
      */
-    static String unwritableReason(final Path directory)
+    private static String unwritableReason(final Path directory)
     {
         final Path absolute = directory.toAbsolutePath();
         if (Files.exists(absolute))
