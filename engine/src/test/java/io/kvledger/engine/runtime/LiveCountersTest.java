@@ -170,7 +170,7 @@ class LiveCountersTest
             {
                 final CountersSnapshot running = awaitInputs(reader, i);
                 assertEquals(EngineState.RUNNING, running.state());
-                assertEquals(i, running.get(KvCounter.INPUTS), "each input of an idle engine is its own batch");
+                assertEquals(i, running.get(KvCounter.INPUTS), "published when the engine went idle");
             }
         }
         assertEquals(ResultCode.ENGINE_STOPPED, reply.decision.resultCode);
@@ -216,7 +216,7 @@ class LiveCountersTest
     }
 
     /**
-     * The engine thread publishes just after it answered the caller: wait (up to 10 s) until it did.
+     * The engine thread publishes when it goes idle, just after it answered the caller: wait (up to 10 s) for it.
      */
     private static CountersSnapshot awaitInputs(final CountersReader reader, final long inputs)
     {
