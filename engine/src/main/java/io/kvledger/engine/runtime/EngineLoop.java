@@ -101,7 +101,8 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     }
 
     /**
-     * Set who is told after each input (live counters); call before {@link #start()}.
+     * Set who is told after each input and when the engine thread is about to wait (live counters); call before
+     * {@link #start()}.
      *
      * @param observer the observer, or null.
      */

@@ -48,8 +48,8 @@ final class BenchCommand implements Callable<Integer>
         "${DEFAULT-VALUE}; the first quarter warms up).")
     int iterations;
 
-    @Option(names = "--counters", description = "Also measure what publishing the live counters after every input " +
-        "costs the apply path (kvledger stat).")
+    @Option(names = "--counters", description = "Also measure what the live counters (kvledger stat) cost the " +
+        "apply path and the journal append, and one idle publication.")
     boolean counters;
 
     @Override
