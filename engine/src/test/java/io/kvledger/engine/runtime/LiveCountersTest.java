@@ -186,6 +186,48 @@ class LiveCountersTest
     }
 
     @Test
+    void shouldPublishWithoutAllocatingAndOnlyWhenIdleOrEveryMaxUnpublishedInputs(@TempDir final Path dir)
+    {
+        final EngineConfig config = LiveRuntimeTest.config().build();
+        final CacheStateMachine engine = new CacheStateMachine(config);
+        final CountersPublisher counters = CountersPublisher.open(dir.resolve(CountersFile.FILE_NAME), engine, null,
+            null, null, null, 0, null);
+        final CountersReader reader = CountersFile.openReadOnly(dir).reader();
+        final InputRecord tick = new InputRecord(1).type(InputType.TICK);
+        for (int i = 1; i < CountersPublisher.MAX_UNPUBLISHED; i++)
+        {
+            engine.apply(tick.sequence(i));
+            counters.onApplied();
+        }
+        assertEquals(0, CountersSnapshot.read(reader).get(KvCounter.INPUTS), "busy: not yet");
+        engine.apply(tick.sequence(CountersPublisher.MAX_UNPUBLISHED));
+        counters.onApplied();
+        assertEquals(CountersPublisher.MAX_UNPUBLISHED, CountersSnapshot.read(reader).get(KvCounter.INPUTS));
+        engine.apply(tick.sequence(CountersPublisher.MAX_UNPUBLISHED + 1));
+        counters.onApplied();
+        counters.onIdle();
+        assertEquals(CountersPublisher.MAX_UNPUBLISHED + 1, CountersSnapshot.read(reader).get(KvCounter.INPUTS),
+            "idle: exact");
+
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        final long thread = Thread.currentThread().getId();
+        for (int i = 0; i < 100_000; i++)
+        {
+            counters.onApplied();
+            counters.onIdle();
+        }
+        final long before = threads.getThreadAllocatedBytes(thread);
+        for (int i = 0; i < 1_000_000; i++)
+        {
+            counters.onApplied();
+            counters.onIdle();
+        }
+        final long allocated = threads.getThreadAllocatedBytes(thread) - before;
+        assertTrue(allocated < 16 * 1024, "a million publications allocated " + allocated + " bytes");
+    }
+
+    @Test
     void shouldRefuseAMetricsPortWithoutCountersAndABusyPort(@TempDir final Path dir) throws IOException
     {
         final EngineConfig config = LiveRuntimeTest.config().build();
