@@ -24,23 +24,25 @@ import java.util.function.LongSupplier;
  * in the thread's own cache is cheaper than a store to the shared mapping that a reader's cache line must then
  * fetch again.
  * <p>
- * <b>Cadence.</b> At the end of every ring batch, and after {@value #MAX_UNPUBLISHED} inputs inside a longer batch.
- * When the engine is lightly loaded every input is its own batch, so the file is exact after each input and the
- * cost does not matter (the thread is idle most of the time); under load batches grow and the cost is shared by the
- * batch, and a reader never sees values older than {@value #MAX_UNPUBLISHED} inputs. Values owned by other threads
- * (device and store statistics, the ring's producer cursor) cost a cache miss each to read, so they are published
- * only every {@value #SLOW_EVERY} publications ({@link KvCounter.Tier#SLOW}), and at close.
+ * <b>Cadence.</b> Everything is published when the engine thread finds no input waiting and is about to wait
+ * ({@link #onIdle()}, Aeron's duty cycle: housekeeping when there is no work), so an idle controller's file is
+ * exact and the cost falls in time the thread would spend waiting; while inputs keep coming, every
+ * {@value #MAX_UNPUBLISHED} inputs, so a reader never sees values older than that under load and the cost per input
+ * is a counter increment and a compare. Values owned by other threads (device and store statistics, the ring's
+ * producer cursor) cost a cache miss each to read: under load they are read every {@value #SLOW_EVERY}
+ * publications ({@link KvCounter.Tier#SLOW}); when idle, every time.
  * <p>
- * Thread ownership: {@link #onApplied} and {@link #onFailed} on the engine thread; {@link #open} and {@link #close}
- * on the thread that opens and closes the controller, before the engine thread starts and after it ended.
+ * Thread ownership: {@link #onApplied}, {@link #onIdle} and {@link #onFailed} on the engine thread; {@link #open}
+ * and {@link #close} on the thread that opens and closes the controller, before the engine thread starts and after
+ * it ended.
  */
 public final class CountersPublisher implements EngineObserver
 {
-    /** Most inputs applied between two publications inside one long batch. */
+    /** Most inputs applied between two publications while the engine is never idle. */
     public static final int MAX_UNPUBLISHED = 256;
 
-    /** Publications between two reads of the values other threads own. */
-    public static final int SLOW_EVERY = 64;
+    /** Publications under load between two reads of the values other threads own. */
+    public static final int SLOW_EVERY = 4;
 
     private static final int SHIFT = 7;
 
@@ -198,9 +200,9 @@ public final class CountersPublisher implements EngineObserver
     }
 
     @Override
-    public void onApplied(final boolean endOfBatch)
+    public void onApplied()
     {
-        if (endOfBatch || ++unpublished >= MAX_UNPUBLISHED)
+        if (++unpublished >= MAX_UNPUBLISHED)
         {
             unpublished = 0;
             publishFast();
@@ -209,6 +211,17 @@ public final class CountersPublisher implements EngineObserver
                 untilSlow = SLOW_EVERY;
                 publishSlow();
             }
+        }
+    }
+
+    @Override
+    public void onIdle()
+    {
+        if (unpublished > 0)
+        {
+            unpublished = 0;
+            publishFast();
+            publishSlow();
         }
     }
 

@@ -57,6 +57,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     private volatile long appliedSequence;
     private long sequence;
     private EngineObserver observer;
+    private volatile Thread engineThread;
 
     /**
      * @param engine     the controller (owned by the loop from now on).
@@ -86,7 +87,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             return t;
         };
         disruptor = new Disruptor<>(() -> new EngineEvent(maxPages), ringSize, threads, ProducerType.MULTI,
-            wait.create());
+            new IdleAwareWaitStrategy(wait.create(), this::onIdle));
         disruptor.handleEventsWith(new Handler());
         disruptor.setDefaultExceptionHandler(new FailStop());
         ring = disruptor.getRingBuffer();
@@ -100,7 +101,8 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     }
 
     /**
-     * Set who is told after each input (live counters); call before {@link #start()}.
+     * Set who is told after each input and when the engine thread is about to wait (live counters); call before
+     * {@link #start()}.
      *
      * @param observer the observer, or null.
      */
@@ -284,8 +286,22 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         closed = true;
     }
 
+    private void onIdle()
+    {
+        if (observer != null && Thread.currentThread() == engineThread)
+        {
+            observer.onIdle();
+        }
+    }
+
     private final class Handler implements EventHandler<EngineEvent>
     {
+        @Override
+        public void onStart()
+        {
+            engineThread = Thread.currentThread();
+        }
+
         @Override
         public void onEvent(final EngineEvent event, final long ringSequence, final boolean endOfBatch)
         {
@@ -334,7 +350,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             appliedSequence = in.sequence();
             if (observer != null)
             {
-                observer.onApplied(endOfBatch);
+                observer.onApplied();
             }
             if (endOfBatch && batchEnd != null)
             {

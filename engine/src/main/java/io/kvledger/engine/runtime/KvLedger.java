@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The embedded controller: open it with a configuration, take one {@link Session} per server thread, and close
  * it when done. It owns the engine loop (Disruptor ring and engine thread), the journal (Chronicle Queue), the
- * device backend (host memory or CUDA) and the L3 store (files or memory).
+ * device backend (host memory or CUDA) and the L3 store (files or memory). Unless turned off, it keeps live counters
+ * in {@code journalDir/kvledger-counters.dat} ({@code kvledger stat} reads them from another process) and, when
+ * asked, serves them in the Prometheus text format on 127.0.0.1 ({@link KvLedgerOptions#metricsPort}).
  * <p>
  * Thread safety: {@link #open}, {@link #session()} and {@link #close()} from any thread; each {@link Session}
  * from one thread at a time.

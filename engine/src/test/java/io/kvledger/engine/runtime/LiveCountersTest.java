@@ -170,7 +170,7 @@ class LiveCountersTest
             {
                 final CountersSnapshot running = awaitInputs(reader, i);
                 assertEquals(EngineState.RUNNING, running.state());
-                assertEquals(i, running.get(KvCounter.INPUTS), "each input of an idle engine is its own batch");
+                assertEquals(i, running.get(KvCounter.INPUTS), "published when the engine went idle");
             }
         }
         assertEquals(ResultCode.ENGINE_STOPPED, reply.decision.resultCode);
@@ -183,6 +183,48 @@ class LiveCountersTest
         loop.close();
         counters.close(null != loop.failure());
         assertEquals(EngineState.FAILED, CountersSnapshot.read(reader).state());
+    }
+
+    @Test
+    void shouldPublishWithoutAllocatingAndOnlyWhenIdleOrEveryMaxUnpublishedInputs(@TempDir final Path dir)
+    {
+        final EngineConfig config = LiveRuntimeTest.config().build();
+        final CacheStateMachine engine = new CacheStateMachine(config);
+        final CountersPublisher counters = CountersPublisher.open(dir.resolve(CountersFile.FILE_NAME), engine, null,
+            null, null, null, 0, null);
+        final CountersReader reader = CountersFile.openReadOnly(dir).reader();
+        final InputRecord tick = new InputRecord(1).type(InputType.TICK);
+        for (int i = 1; i < CountersPublisher.MAX_UNPUBLISHED; i++)
+        {
+            engine.apply(tick.sequence(i));
+            counters.onApplied();
+        }
+        assertEquals(0, CountersSnapshot.read(reader).get(KvCounter.INPUTS), "busy: not yet");
+        engine.apply(tick.sequence(CountersPublisher.MAX_UNPUBLISHED));
+        counters.onApplied();
+        assertEquals(CountersPublisher.MAX_UNPUBLISHED, CountersSnapshot.read(reader).get(KvCounter.INPUTS));
+        engine.apply(tick.sequence(CountersPublisher.MAX_UNPUBLISHED + 1));
+        counters.onApplied();
+        counters.onIdle();
+        assertEquals(CountersPublisher.MAX_UNPUBLISHED + 1, CountersSnapshot.read(reader).get(KvCounter.INPUTS),
+            "idle: exact");
+
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
+        final long thread = Thread.currentThread().getId();
+        for (int i = 0; i < 100_000; i++)
+        {
+            counters.onApplied();
+            counters.onIdle();
+        }
+        final long before = threads.getThreadAllocatedBytes(thread);
+        for (int i = 0; i < 1_000_000; i++)
+        {
+            counters.onApplied();
+            counters.onIdle();
+        }
+        final long allocated = threads.getThreadAllocatedBytes(thread) - before;
+        assertTrue(allocated < 16 * 1024, "a million publications allocated " + allocated + " bytes");
     }
 
     @Test
@@ -216,7 +258,7 @@ class LiveCountersTest
     }
 
     /**
-     * The engine thread publishes just after it answered the caller: wait (up to 10 s) until it did.
+     * The engine thread publishes when it goes idle, just after it answered the caller: wait (up to 10 s) for it.
      */
     private static CountersSnapshot awaitInputs(final CountersReader reader, final long inputs)
     {

@@ -90,8 +90,8 @@ final class BenchCommand implements Callable<Integer>
         "(default: a temporary directory, removed afterwards).")
     Path storeDir;
 
-    @Option(names = "--counters", description = "Also measure what publishing the live counters after every input " +
-        "costs the apply path (kvledger stat).")
+    @Option(names = "--counters", description = "Also measure what the live counters (kvledger stat) cost the " +
+        "apply path and the journal append, and one idle publication.")
     boolean counters;
 
     @Option(names = "--trace", converter = TraceConverter.class, type = TraceSet.class,

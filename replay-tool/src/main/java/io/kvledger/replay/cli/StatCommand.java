@@ -156,7 +156,8 @@ final class StatCommand implements Callable<Integer>
                 rate = null == capacity || now.get(capacity) == 0 ? "" : String.format(Locale.ROOT, "%.1f%% used",
                     100.0 * now.get(c) / now.get(capacity));
             }
-            text.append(String.format(Locale.ROOT, "%-30s %,16d %14s%n", c.label(), now.get(c), rate));
+            text.append(String.format(Locale.ROOT, "%-30s %,16d %14s", c.label(), now.get(c), rate).stripTrailing())
+                .append(System.lineSeparator());
         }
         text.append(String.format(Locale.ROOT, "%-30s %15.1f%%%n", "prefix cache hit rate", 100 * hitRate(now)));
         for (final CountersSnapshot.Other other : now.others())
