@@ -106,6 +106,7 @@ class CompactDocumentCodecTest
             effects.addCopy(effects, effects.size() - 1);
             effects.id(effects.size() - 1, effects.id(effects.size() - 2) + 1);
         }
+        buffer.checkLimit(CompactDocumentCodec.maxLength(input, effects));
         final int length = codec.encode(buffer, 0, input, 3, effects);
         for (int cut = 0; cut < length; cut++)
         {

@@ -50,7 +50,9 @@ class CliErrorsTest
         truncateTo(CliJournals.copy(clean, truncatedToNothing), 1_000);
 
         flipped = dir.resolve("flipped");
-        CliJournals.flip(CliJournals.copy(clean, flipped), 150_000, 16);
+        // Inside the payload of a document in the middle of the journal, so its CRC no longer matches.
+        final Path flippedQueue = CliJournals.copy(clean, flipped);
+        CliJournals.flip(flippedQueue, frame(flippedQueue, 150) + 14, 8);
         flippedHeader = dir.resolve("flipped-header");
         final Path queue = CliJournals.copy(clean, flippedHeader);
         CliJournals.flip(queue, firstFrame(queue) + 24, 4);
@@ -256,10 +258,18 @@ class CliErrorsTest
     /** Byte offset of the first journal frame (the header): its magic "KVLG" sits 8 bytes into it. */
     private static long firstFrame(final Path file) throws IOException
     {
+        return frame(file, 0);
+    }
+
+    /** File offset of journal frame {@code n} (0 = the header), found by its magic. */
+    private static long frame(final Path file, final int n) throws IOException
+    {
+        int seen = 0;
         final byte[] bytes = Files.readAllBytes(file);
         for (int i = 0; i + 4 <= bytes.length; i += 4)
         {
-            if (bytes[i] == 0x47 && bytes[i + 1] == 0x4C && bytes[i + 2] == 0x56 && bytes[i + 3] == 0x4B)
+            if (bytes[i] == 0x47 && bytes[i + 1] == 0x4C && bytes[i + 2] == 0x56 && bytes[i + 3] == 0x4B &&
+                seen++ == n)
             {
                 return i - 8;
             }

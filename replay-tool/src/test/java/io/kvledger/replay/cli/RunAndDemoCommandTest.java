@@ -100,6 +100,36 @@ class RunAndDemoCommandTest
     }
 
     @Test
+    void shouldServeAPeerTraceAndPrintOneJsonLinePerPhase() throws Exception
+    {
+        final CliRun run = kvledger("bench", "--trace", "pr-bench", "--json", "--iterations", 1).exits(0);
+        final java.util.List<String> lines = run.lines();
+        assertEquals(3, lines.size(), run.out());
+        final String[] phases = {"round1", "round2", "all"};
+        for (int i = 0; i < phases.length; i++)
+        {
+            final JsonNode row = CliRun.MAPPER.readTree(lines.get(i));
+            assertEquals("pr-bench", row.get("trace").asText());
+            assertEquals(phases[i], row.get("phase").asText());
+            assertEquals(256 * (i == 2 ? 2 : 1), row.get("requests").asInt());
+            for (final String field : new String[]{"usPerRequestJournalOff", "usPerRequestJournalOn",
+                "usPerRequestFingerprint", "bytesPerDocument"})
+            {
+                assertTrue(row.get(field).asDouble() > 0, field + " in " + lines.get(i));
+            }
+            assertEquals(0, row.get("evictedTokens").asLong());
+        }
+        final JsonNode all = CliRun.MAPPER.readTree(lines.get(2));
+        assertEquals(1_048_576, all.get("hitTokens").asLong());
+        assertEquals(all.get("expectedHitTokens").asLong(), all.get("hitTokens").asLong());
+        assertEquals(all.get("expectedTokensInTree").asLong(), all.get("tokensInTree").asLong());
+        assertTrue(all.get("bytesPerDocument").asDouble() < 400, "compact documents: " + lines.get(2));
+
+        assertTrue(kvledger("bench", "--trace", "chat").failsWithOneLine().contains("unknown trace 'chat'"));
+        assertTrue(kvledger("bench", "--json").failsWithOneLine().contains("--json needs --trace"));
+    }
+
+    @Test
     void shouldTellTheWholeStoryInTheDemo(@TempDir final Path dir) throws Exception
     {
         final CliRun demo = kvledger("demo", "--dir", dir.resolve("demo"), "--requests", 24).exits(0);
