@@ -29,10 +29,17 @@ final class ReplayCommand extends JournalCommand
     {
         final Replayer replayer = new Replayer();
         final JournalHeader header;
-        try (ReplayPipeline pipeline = new ReplayPipeline(replayer))
+        if (ReplayPipeline.worthIt())
         {
-            header = input().read(pipeline);
-            pipeline.finish();
+            try (ReplayPipeline pipeline = new ReplayPipeline(replayer))
+            {
+                header = input().read(pipeline);
+                pipeline.finish();
+            }
+        }
+        else
+        {
+            header = input().read(replayer);
         }
         if (!EngineConfig.KVLEDGER_VERSION.equals(header.kvledgerVersion()))
         {
