@@ -41,6 +41,17 @@ import io.kvledger.journal.codec.SlotState;
  * cancel; the slots it hands out get their cursors reset there instead.</li>
  * <li>Loaded data on an existing node (a state-only load) is attached at the ack, so a visible node never shows
  * a state that is not there yet; a new node filled by a load is invisible to matching until the ack.</li>
+ * <li>Fail-stop: inputs are validated up front (a negative result, nothing changed); past that, every internal
+ * mutator's result is checked and a refusal throws {@link EngineBugException} (the runtime stops). Op states move
+ * only through {@link OpTable#advance}.</li>
+ * <li>Parked hits wait in {@link ParkedHits}, a FIFO over request slots that holds them all; a request that gives
+ * its hit up leaves it at once; the head is retried whenever staging frees.</li>
+ * <li>The device prefix under an L3 hit is locked from the query until admission or until the hit is given up, so
+ * a staged hold's prefix cannot shrink (the PREFIX_SHRUNK drop remains only as a guard).</li>
+ * <li>Only pages new to the tree are backed up; a backup that can never fit the host staging is dropped
+ * (BACKUP_DROPPED) rather than blocking the backlog.</li>
+ * <li>Namespaces: page keys are the caller's fingerprints XOR a per-namespace salt (none for namespace 0), so
+ * tenants never share a node or an L3 key whatever fingerprints they pass.</li>
  * </ul>
  */
 public final class CacheStateMachine
@@ -66,9 +77,7 @@ public final class CacheStateMachine
     private final MatchResult scratchMatch = new MatchResult();
     private final int[] queuedLaunch;
     private int queuedLaunchCount;
-    private final long[] parked;
-    private int parkedHead;
-    private int parkedCount;
+    private final ParkedHits parked;
     private final int[] pageScratch;
     private final int[] canonicalScratch;
     private final int[] backlogNode;
@@ -115,7 +124,7 @@ public final class CacheStateMachine
         tree = new RadixTree(config.maxNodes(), config.maxNodes() + config.maxRequests() * 2 + config.maxOps(),
             kvPool, mambaPool, effects);
         requests = new RequestTable(config.maxRequests(), config.maxRequestPages());
-        ops = new OpTable(config.maxOps(), config.maxRequestPages() + 4);
+        ops = new OpTable(config.maxOps(), config.maxRequestPages() + 4, effects);
         ignoreOpLocks = config.fault(FaultSwitch.EVICT_NODE_WITH_INFLIGHT_LOAD);
         final KvComponent kv = new KvComponent(config, tree, kvPool, hostKvPool, requests, ops, ignoreOpLocks);
         if (config.hybrid())
@@ -133,7 +142,7 @@ public final class CacheStateMachine
             c.validate(config);
         }
         queuedLaunch = new int[config.maxOps()];
-        parked = new long[config.maxRequests()];
+        parked = new ParkedHits(config.maxRequests());
         pageScratch = new int[config.maxRequestPages()];
         canonicalScratch = new int[config.maxRequestPages()];
         backlogNode = new int[config.maxNodes()];
@@ -306,24 +315,36 @@ public final class CacheStateMachine
         sequence = in.sequence();
         nowNs = in.timestampNs();
         final int result;
-        switch (in.type())
+        try
         {
-            case ARRIVE: result = onArrive(in); break;
-            case STORAGE_HIT: result = onStorageHit(in); break;
-            case FETCH_DONE: result = onFetchDone(in); break;
-            case PASS_BEGIN: result = onPassBegin(in); break;
-            case ADMIT: result = onAdmit(in); break;
-            case RETRACT: result = onRetract(in); break;
-            case ABORT: result = onAbort(in); break;
-            case PASS_END: result = onPassEnd(); break;
-            case ACK: result = onAck(in); break;
-            case CHUNK: result = onCache(in, false); break;
-            case FINISH: result = onCache(in, true); break;
-            case TICK: result = onTick(in); break;
-            default: result = ResultCode.REQUEST_STATE;
+            result = dispatch(in);
+        }
+        catch (final EngineBugException ex)
+        {
+            throw ex.at(in.sequence(), in.type(), in.request(), in.op());
         }
         counters.onApplied(in.type(), result, effectList);
         return result;
+    }
+
+    private int dispatch(final InputRecord in)
+    {
+        switch (in.type())
+        {
+            case ARRIVE: return onArrive(in);
+            case STORAGE_HIT: return onStorageHit(in);
+            case FETCH_DONE: return onFetchDone(in);
+            case PASS_BEGIN: return onPassBegin(in);
+            case ADMIT: return onAdmit(in);
+            case RETRACT: return onRetract(in);
+            case ABORT: return onAbort(in);
+            case PASS_END: return onPassEnd();
+            case ACK: return onAck(in);
+            case CHUNK: return onCache(in, false);
+            case FINISH: return onCache(in, true);
+            case TICK: return onTick(in);
+            default: return ResultCode.REQUEST_STATE;
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ arrive
@@ -350,11 +371,15 @@ public final class CacheStateMachine
         }
         final int r = requests.add(requestId);
         final int off = requests.offset(r);
+        final long namespace = in.value3();
+        final long saltHi = namespaceSalt(namespace, 0);
+        final long saltLo = namespaceSalt(namespace, 1);
         for (int i = 0; i < pages; i++)
         {
-            requests.fpHi[off + i] = in.fingerprintHi(i);
-            requests.fpLo[off + i] = in.fingerprintLo(i);
+            requests.fpHi[off + i] = in.fingerprintHi(i) ^ saltHi;
+            requests.fpLo[off + i] = in.fingerprintLo(i) ^ saltLo;
         }
+        requests.namespace[r] = namespace;
         requests.pages[r] = pages;
         requests.tailTokens[r] = (int)in.value1();
         requests.maxNewTokens[r] = in.value2();
@@ -372,11 +397,58 @@ public final class CacheStateMachine
             }
             requests.queryOp[r] = ops.id[o];
             effects.opQueued(ops.id[o], OpKind.QUERY, requestId, 0, pages - usable);
-            ops.state[o] = OpTable.LAUNCHED;
-            effects.opEvent(EffectType.OP_LAUNCHED, ops.id[o], OpKind.QUERY);
+            ops.advance(o, OpTable.LAUNCHED);
             counters.queries++;
+            pinPrefix(r, usable);
         }
         return ResultCode.OK;
+    }
+
+    /**
+     * The salt that keeps namespaces apart inside the engine, whatever fingerprints a caller passes: every page key
+     * is the caller's fingerprint XOR a per-namespace constant (zero for namespace 0, so the default namespace keys
+     * are the caller's own). Equal fingerprints in two namespaces are different keys, so their pages live in
+     * disjoint subtrees under the root and never match across tenants; the L3 keys follow the same rule.
+     */
+    private static long namespaceSalt(final long namespace, final int word)
+    {
+        return namespace == 0 ? 0 : RequestTable.mix(namespace * 2 + word);
+    }
+
+    /**
+     * Pin the device prefix an L3 hit will be spliced onto, from its query until the request is admitted or gives
+     * the hit up, as SGLang pins it by default: eviction can then never shrink the prefix under a staged hold.
+     */
+    private void pinPrefix(final int r, final int usable)
+    {
+        if (usable <= 0)
+        {
+            return;
+        }
+        int node = match.node;
+        int end = match.nodePages;
+        if (usable > end)
+        {
+            node = match.partialNode;
+        }
+        else
+        {
+            while (node != RadixTree.ROOT && end - tree.pageCount(node) >= usable)
+            {
+                end -= tree.pageCount(node);
+                node = tree.parent(node);
+            }
+        }
+        requests.prefixReceipt[r] = tree.acquire(node, Component.FULL, SlotState.REQUEST, requests.id[r]);
+    }
+
+    private void unpinPrefix(final int r)
+    {
+        if (requests.prefixReceipt[r] != NONE)
+        {
+            tree.release(requests.prefixReceipt[r]);
+            requests.prefixReceipt[r] = NONE;
+        }
     }
 
     private int usableDevicePrefix(final int r)
@@ -422,11 +494,12 @@ public final class CacheStateMachine
             {
                 effects.holdDropped(requestId, Reason.NO_CHECKPOINT, present);
             }
+            unpinPrefix(r);
             return ResultCode.OK;
         }
         requests.parkStart[r] = requests.queryStart[r];
         requests.parkPages[r] = usable;
-        if (parkedCount > 0 || !stagingAvailable(usable) || ops.full())
+        if (parked.size() > 0 || !stagingAvailable(usable) || ops.full())
         {
             parkHit(r);
         }
@@ -451,9 +524,21 @@ public final class CacheStateMachine
 
     private void parkHit(final int r)
     {
-        parked[(parkedHead + parkedCount) % parked.length] = requests.id[r];
-        parkedCount++;
+        if (config.fault(FaultSwitch.PARKED_HIT_NEVER_SERVED) && parked.size() > 0)
+        {
+            // The bug this switch restores: a bounded ring that overwrote a live entry, so the hit is never served.
+            effects.hitParked(requests.id[r], requests.parkPages[r]);
+            return;
+        }
+        parked.append(r);
         effects.hitParked(requests.id[r], requests.parkPages[r]);
+    }
+
+    /** The request gives its parked hit up (admitted without it, aborted, finished). */
+    private void unpark(final int r)
+    {
+        requests.parkPages[r] = 0;
+        parked.remove(r);
     }
 
     private void startFetch(final int r)
@@ -471,8 +556,7 @@ public final class CacheStateMachine
         requests.fetchOp[r] = ops.id[o];
         requests.holdStart[r] = start;
         recordQueued(o, requestId);
-        ops.state[o] = OpTable.LAUNCHED;
-        effects.opEvent(EffectType.OP_LAUNCHED, ops.id[o], OpKind.FETCH);
+        ops.advance(o, OpTable.LAUNCHED);
         counters.fetches++;
     }
 
@@ -485,23 +569,18 @@ public final class CacheStateMachine
 
     private void drainParkedReads()
     {
-        while (parkedCount > 0)
+        int r = parked.head();
+        while (r != NONE)
         {
-            final long requestId = parked[parkedHead];
-            final int r = requests.slotOf(requestId);
-            if (r == NONE || requests.parkPages[r] == 0 || requests.state[r] != RequestState.WAITING)
-            {
-                parkedHead = (parkedHead + 1) % parked.length;
-                parkedCount--;
-                continue;
-            }
+            EngineBugException.require(requests.parkPages[r] > 0 && requests.state[r] == RequestState.WAITING,
+                "parked hit of a request that gave it up:", requests.id[r], r);
             if (!stagingAvailable(requests.parkPages[r]) || ops.full())
             {
                 return;
             }
-            parkedHead = (parkedHead + 1) % parked.length;
-            parkedCount--;
+            parked.remove(r);
             startFetch(r);
+            r = parked.head();
         }
     }
 
@@ -526,6 +605,7 @@ public final class CacheStateMachine
             {
                 requests.fetchOp[r] = NONE;
                 effects.holdDropped(requestId, Reason.FETCH_SHORT, pages);
+                unpinPrefix(r);
                 counters.drops++;
             }
             drainParkedHits();
@@ -537,12 +617,12 @@ public final class CacheStateMachine
         final int moves = ops.moveCount[o];
         for (int m = 0; m < moves; m++)
         {
-            poolOf(ops.dstPool(o, m)).transition(ops.dstSlot(o, m), SlotState.REQUEST, requestId);
+            poolOf(ops.dstPool(o, m)).move(ops.dstSlot(o, m), SlotState.REQUEST, requestId);
             requests.holdSlotPool[requests.holdOffset(r) + m] = ops.dstPool(o, m);
             requests.holdSlot[requests.holdOffset(r) + m] = ops.dstSlot(o, m);
         }
         requests.holdSlotCount[r] = moves;
-        effects.opEvent(EffectType.OP_ACKED, ops.id[o], OpKind.FETCH);
+        ops.complete(o, true);
         ops.remove(o);
         effects.holdStaged(requestId, in.op(), requests.holdPages[r], requests.holdStart[r]);
         setState(r, RequestState.STAGED);
@@ -578,8 +658,7 @@ public final class CacheStateMachine
             final int o = queuedLaunch[i];
             if (ops.kind[o] != null && ops.state[o] == OpTable.QUEUED)
             {
-                ops.state[o] = OpTable.LAUNCHED;
-                effects.opEvent(EffectType.OP_LAUNCHED, ops.id[o], ops.kind[o]);
+                ops.advance(o, OpTable.LAUNCHED);
             }
         }
         queuedLaunchCount = 0;
@@ -630,7 +709,7 @@ public final class CacheStateMachine
             effects.waited(requestId, Reason.PREFETCH_PENDING);
             return ResultCode.NOT_ADMITTED;
         }
-        requests.parkPages[r] = 0;
+        unpark(r);
         requests.queryOp[r] = NONE;
 
         if (running >= passMaxRunning)
@@ -649,7 +728,7 @@ public final class CacheStateMachine
 
         // Pin the base so it is not counted as evictable while deciding.
         plan.baseReceipt = plan.baseNode > RadixTree.ROOT ?
-            tree.lock(plan.baseNode, Component.FULL, SlotState.REQUEST, requestId) : NONE;
+            tree.acquire(plan.baseNode, Component.FULL, SlotState.REQUEST, requestId) : NONE;
         for (final TreeComponent c : components)
         {
             c.pin(plan);
@@ -820,6 +899,11 @@ public final class CacheStateMachine
         {
             return waitFor(r, Reason.ALLOCATION);
         }
+        if (staged && tree.freeNodeCount() < 2)
+        {
+            // The load inserts up to two nodes (a split and a leaf); past this gate its insert cannot fail.
+            return defer(r, Reason.ALLOCATION);
+        }
 
         int mambaReserved = 0;
         for (final TreeComponent c : components)
@@ -886,7 +970,7 @@ public final class CacheStateMachine
     {
         if (plan.baseReceipt != NONE)
         {
-            tree.unlock(plan.baseReceipt);
+            tree.release(plan.baseReceipt);
             plan.baseReceipt = NONE;
         }
     }
@@ -904,14 +988,16 @@ public final class CacheStateMachine
             pageScratch[i] = i >= plan.loadStart ? requests.pageIds[off + i] : NONE;
         }
         final int depthBefore = tree.depth(plan.baseNode);
-        tree.insert(requests.fpHi, requests.fpLo, off, plan.holdEnd, pageScratch, canonicalScratch, sequence, scratchMatch);
+        EngineBugException.check(
+            tree.insert(requests.fpHi, requests.fpLo, off, plan.holdEnd, pageScratch, canonicalScratch, sequence,
+            scratchMatch), "insert of the staged load's nodes for request", requestId, opId);
         plan.prefixNode = scratchMatch.node;
         plan.prefixNodeIsNew = plan.loadPages > 0 && depthBefore < plan.holdEnd;
         ops.node[o] = plan.prefixNode;
         ops.pagesMoved[o] = plan.loadPages;
 
         // The load holds its own lock on the nodes it fills until its ack or cancel.
-        ops.receipt[o] = tree.lock(plan.prefixNode, Component.FULL, SlotState.OP, opId);
+        ops.receipt[o] = tree.acquire(plan.prefixNode, Component.FULL, SlotState.OP, opId);
         if (plan.prefixNodeIsNew)
         {
             tree.markLoading(plan.prefixNode, opId);
@@ -923,7 +1009,7 @@ public final class CacheStateMachine
         for (int i = 0; i < requests.holdSlotCount[r]; i++)
         {
             final boolean head = i < trimmed && requests.holdSlotPool[hoff + i] == Pool.HOST_KV.value();
-            poolOf(requests.holdSlotPool[hoff + i]).transition(requests.holdSlot[hoff + i],
+            poolOf(requests.holdSlotPool[hoff + i]).move(requests.holdSlot[hoff + i],
                 head ? SlotState.FREE : SlotState.OP, head ? NONE : opId);
         }
         for (final TreeComponent c : components)
@@ -942,7 +1028,7 @@ public final class CacheStateMachine
         requests.loadOp[r] = opId;
 
         // The request's own lock moves from the base to the node that ends its prefix.
-        final long receipt = tree.lock(plan.prefixNode, Component.FULL, SlotState.REQUEST, requestId);
+        final long receipt = tree.acquire(plan.prefixNode, Component.FULL, SlotState.REQUEST, requestId);
         releaseBase();
         requests.lockedNode[r] = plan.prefixNode;
         requests.lockReceipt[r] = receipt;
@@ -1003,6 +1089,7 @@ public final class CacheStateMachine
         running++;
         effects.requestState(requests.id[r], from, RequestState.ADMITTED);
         requests.state[r] = RequestState.ADMITTED;
+        unpinPrefix(r);
         counters.admitted++;
         counters.prefixPages += plan.prefixPages;
     }
@@ -1072,7 +1159,7 @@ public final class CacheStateMachine
         {
             return;
         }
-        effects.opEvent(EffectType.OP_CANCELLED, opId, ops.kind[o]);
+        ops.advance(o, OpTable.CANCELLED);
         rollBackOp(o);
         ops.remove(o);
     }
@@ -1081,7 +1168,7 @@ public final class CacheStateMachine
     {
         if (requests.lockReceipt[r] != NONE)
         {
-            tree.unlock(requests.lockReceipt[r]);
+            tree.release(requests.lockReceipt[r]);
             requests.lockReceipt[r] = NONE;
             requests.lockedNode[r] = NONE;
         }
@@ -1098,7 +1185,7 @@ public final class CacheStateMachine
         switch (state)
         {
             case WAITING:
-                requests.parkPages[r] = 0;
+                unpark(r);
                 break;
             case STAGED:
                 dropHold(r, Reason.ABORTED);
@@ -1130,9 +1217,10 @@ public final class CacheStateMachine
         }
         for (int i = 0; i < count; i++)
         {
-            poolOf(requests.holdSlotPool[hoff + i]).transition(requests.holdSlot[hoff + i], SlotState.FREE, NONE);
+            poolOf(requests.holdSlotPool[hoff + i]).move(requests.holdSlot[hoff + i], SlotState.FREE, NONE);
         }
         effects.holdDropped(requests.id[r], reason, requests.holdPages[r]);
+        unpinPrefix(r);
         requests.holdSlotCount[r] = 0;
         requests.holdPages[r] = 0;
         if (requests.state[r] == RequestState.STAGED)
@@ -1146,6 +1234,8 @@ public final class CacheStateMachine
     private void finishRequest(final int r, final RequestState to)
     {
         setState(r, to);
+        unpark(r);
+        unpinPrefix(r);
         requests.remove(r);
     }
 
@@ -1218,7 +1308,7 @@ public final class CacheStateMachine
                 onBackupAck(o, ok);
                 break;
             case STORE:
-                effects.opEvent(ok ? EffectType.OP_ACKED : EffectType.OP_FAILED, opId, kind);
+                ops.complete(o, ok);
                 final int pages = ops.pagesMoved[o];
                 releaseOpSlots(o);
                 ops.remove(o);
@@ -1255,7 +1345,7 @@ public final class CacheStateMachine
     /** Record an op's completion and release everything it held, then remove it. */
     private void completeOp(final int o, final boolean ok)
     {
-        effects.opEvent(ok ? EffectType.OP_ACKED : EffectType.OP_FAILED, ops.id[o], ops.kind[o]);
+        ops.complete(o, ok);
         if (ok)
         {
             settleOp(o);
@@ -1272,7 +1362,7 @@ public final class CacheStateMachine
     {
         if (ops.receipt[o] != NONE)
         {
-            tree.unlock(ops.receipt[o]);
+            tree.release(ops.receipt[o]);
             ops.receipt[o] = NONE;
         }
         if (ops.node[o] != NONE && tree.live(ops.node[o]) && tree.loadingOp(ops.node[o]) == ops.id[o])
@@ -1291,7 +1381,7 @@ public final class CacheStateMachine
     {
         if (ops.receipt[o] != NONE)
         {
-            tree.unlock(ops.receipt[o]);
+            tree.release(ops.receipt[o]);
             ops.receipt[o] = NONE;
         }
         for (final TreeComponent c : components)
@@ -1302,7 +1392,7 @@ public final class CacheStateMachine
         if (node != NONE && tree.live(node) && tree.loadingOp(node) == ops.id[o])
         {
             tree.markLoading(node, NONE);
-            tree.deleteLeaf(node);
+            EngineBugException.check(tree.deleteLeaf(node), "delete of the failed load's node", node, ops.id[o]);
         }
         releaseOpSlots(o);
     }
@@ -1334,7 +1424,7 @@ public final class CacheStateMachine
         final SlotState state = pool.state(slot);
         if ((state == SlotState.OP || state == SlotState.PENDING_FREE) && pool.owner(slot) == opId)
         {
-            pool.transition(slot, SlotState.FREE, NONE);
+            pool.move(slot, SlotState.FREE, NONE);
         }
     }
 
@@ -1370,15 +1460,21 @@ public final class CacheStateMachine
             length = Math.min(length, c.cacheLength(r, (int)computed, (int)tracked));
         }
         int node = NONE;
-        final int before = requests.cachedPages[r];
+        int before = requests.cachedPages[r];
         if (length > before)
         {
             node = insertRequestPages(r, length);
+            if (!config.fault(FaultSwitch.BACKUP_CACHED_PAGES))
+            {
+                // Only pages new to the tree are backed up: what it already held (another request's pages, or
+                // this one's own earlier chunks) is stored, or on its way, through the backup of whoever put it there.
+                before = Math.max(before, scratchMatch.existingPages);
+            }
         }
         if (node != NONE)
         {
             // The request's lock moves to the node it just cached, so nothing it caches can be evicted under it.
-            final long receipt = tree.lock(node, Component.FULL, SlotState.REQUEST, requestId);
+            final long receipt = tree.acquire(node, Component.FULL, SlotState.REQUEST, requestId);
             unlockRequest(r);
             requests.lockedNode[r] = node;
             requests.lockReceipt[r] = receipt;
@@ -1421,10 +1517,12 @@ public final class CacheStateMachine
         System.arraycopy(requests.pageIds, off, pageScratch, 0, length);
         final int code = tree.insert(requests.fpHi, requests.fpLo, off, length, pageScratch, canonicalScratch,
             sequence, scratchMatch);
-        if (code != ResultCode.OK)
+        if (code == ResultCode.NODE_POOL_EXHAUSTED)
         {
+            counters.insertsRefused++;
             return NONE;
         }
+        EngineBugException.check(code, "insert of the pages computed by request", requests.id[r], length);
         final int inserted = scratchMatch.pages;
         for (int i = 0; i < inserted; i++)
         {
@@ -1434,7 +1532,7 @@ public final class CacheStateMachine
             {
                 if (own != NONE && kvPool.state(own) == SlotState.REQUEST && kvPool.owner(own) == requests.id[r])
                 {
-                    kvPool.transition(own, SlotState.FREE, NONE);
+                    kvPool.move(own, SlotState.FREE, NONE);
                     counters.dedupedPages++;
                 }
                 requests.pageIds[off + i] = canonical;
@@ -1454,7 +1552,7 @@ public final class CacheStateMachine
             final int page = requests.pageIds[off + i];
             if (page != NONE && kvPool.state(page) == SlotState.REQUEST && kvPool.owner(page) == requestId)
             {
-                kvPool.transition(page, SlotState.FREE, NONE);
+                kvPool.move(page, SlotState.FREE, NONE);
             }
         }
         requests.validPages[r] = Math.min(requests.validPages[r], from);
@@ -1500,6 +1598,15 @@ public final class CacheStateMachine
             {
                 return;
             }
+            if (!config.fault(FaultSwitch.OVERSIZE_BACKUP_BLOCKS) && neverFits(node, pages))
+            {
+                // It can never start, whatever frees up: drop it (the domain's oversize write intent) so the backlog
+                // moves on instead of blocking every later backup behind it.
+                popBacklog();
+                effects.backupDropped(node, Reason.STAGING_TOO_SMALL, pages);
+                counters.backupsDropped++;
+                continue;
+            }
             for (final TreeComponent c : components)
             {
                 if (c.stagingFree(true) < c.backupStagingNeeded(node, pages))
@@ -1510,6 +1617,18 @@ public final class CacheStateMachine
             popBacklog();
             startBackup(node, from);
         }
+    }
+
+    private boolean neverFits(final int node, final int pages)
+    {
+        for (final TreeComponent c : components)
+        {
+            if (c.backupStagingNeeded(node, pages) > c.stagingLimit(true))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void popBacklog()
@@ -1530,20 +1649,19 @@ public final class CacheStateMachine
             c.backup(o, node, pageScratch, from, depth);
         }
         ops.node[o] = node;
-        ops.receipt[o] = tree.lock(node, Component.FULL, SlotState.OP, opId);
+        ops.receipt[o] = tree.acquire(node, Component.FULL, SlotState.OP, opId);
         recordQueued(o, node);
-        ops.state[o] = OpTable.LAUNCHED;
-        effects.opEvent(EffectType.OP_LAUNCHED, opId, OpKind.BACKUP);
+        ops.advance(o, OpTable.LAUNCHED);
         counters.backups++;
     }
 
     private void onBackupAck(final int o, final boolean ok)
     {
         final long opId = ops.id[o];
-        effects.opEvent(ok ? EffectType.OP_ACKED : EffectType.OP_FAILED, opId, OpKind.BACKUP);
+        ops.complete(o, ok);
         if (ops.receipt[o] != NONE)
         {
-            tree.unlock(ops.receipt[o]);
+            tree.release(ops.receipt[o]);
             ops.receipt[o] = NONE;
         }
         if (!ok || ops.full())
@@ -1562,13 +1680,12 @@ public final class CacheStateMachine
         {
             final byte hostPool = ops.dstPool(o, m);
             final int hostSlot = ops.dstSlot(o, m);
-            poolOf(hostPool).transition(hostSlot, SlotState.OP, storeId);
+            poolOf(hostPool).move(hostSlot, SlotState.OP, storeId);
             ops.addMove(s, hostPool, hostSlot, OpTable.L3, NONE, ops.keyHi(o, m), ops.keyLo(o, m));
         }
         ops.remove(o);
         recordQueued(s, ops.request[s]);
-        ops.state[s] = OpTable.LAUNCHED;
-        effects.opEvent(EffectType.OP_LAUNCHED, storeId, OpKind.STORE);
+        ops.advance(s, OpTable.LAUNCHED);
     }
 
     // ------------------------------------------------------------------------------------------------ tick
@@ -1667,6 +1784,35 @@ public final class CacheStateMachine
         {
             throw new IllegalStateException("running count " + running + " < 0 at sequence " + sequence);
         }
+        verifyParkedHits();
+    }
+
+    /** Every parked hit belongs to a live, waiting request that still wants it, and every such request is parked. */
+    private void verifyParkedHits()
+    {
+        int inList = 0;
+        for (int r = parked.head(); r != NONE; r = parked.next(r))
+        {
+            if (!requests.live(r) || requests.state[r] != RequestState.WAITING || requests.parkPages[r] <= 0)
+            {
+                throw new IllegalStateException("parked hit of request slot " + r + " that gave it up, at sequence " +
+                    sequence);
+            }
+            inList++;
+        }
+        int wanting = 0;
+        for (int r = 0; r < requests.capacity(); r++)
+        {
+            if (requests.live(r) && requests.parkPages[r] > 0)
+            {
+                wanting++;
+            }
+        }
+        if (inList != parked.size() || (wanting != inList && !config.fault(FaultSwitch.PARKED_HIT_NEVER_SERVED)))
+        {
+            throw new IllegalStateException(wanting + " requests wait for staging but " + inList +
+                " hits are parked, at sequence " + sequence);
+        }
     }
 
     /**
@@ -1689,7 +1835,15 @@ public final class CacheStateMachine
         {
             h = RequestTable.mix(h ^ c.stateHash());
         }
-        h = RequestTable.mix(h ^ running ^ ((long)parkedCount << 32) ^ ((long)backlogCount << 48));
+        h = RequestTable.mix(h ^ running ^ ((long)parked.size() << 32) ^ ((long)backlogCount << 48));
+        for (int r = parked.head(); r != NONE; r = parked.next(r))
+        {
+            h = RequestTable.mix(h ^ requests.id[r] ^ ((long)requests.parkPages[r] << 40));
+        }
+        h = RequestTable.mix(h ^ (passOpen ? 1 : 0) ^ (passMaxRunning << 1) ^ (passAdmitted << 20));
+        h = RequestTable.mix(h ^ passTokens);
+        h = RequestTable.mix(h ^ passInputTokens);
+        h = RequestTable.mix(h ^ passChunkTokens);
         for (int i = 0; i < backlogCount; i++)
         {
             final int b = (backlogHead + i) % backlogNode.length;

@@ -168,4 +168,17 @@ public final class Effects
         final int i = list.add(EffectType.RESERVED);
         list.owner(i, request).value1(i, mambaSlots).value2(i, kvPages);
     }
+
+    /**
+     * A backup intent that can never fit the host staging was dropped from the backlog.
+     *
+     * @param node   node whose pages it would have backed up.
+     * @param reason why.
+     * @param pages  pages it would have moved.
+     */
+    public void backupDropped(final long node, final Reason reason, final int pages)
+    {
+        final int i = list.add(EffectType.BACKUP_DROPPED);
+        list.id(i, node).reason(i, reason).value1(i, pages);
+    }
 }

@@ -31,6 +31,10 @@ public final class EngineCounters
     public long finished;
     public long backups;
     public long backupsSkipped;
+    /** Backups dropped because they need more host staging than writes may ever use. */
+    public long backupsDropped;
+    /** Inserts refused for want of tree nodes (the request's pages stay its own). */
+    public long insertsRefused;
     public long storedPages;
     public long dedupedPages;
     private final long[] perInput = new long[16];

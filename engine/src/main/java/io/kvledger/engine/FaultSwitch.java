@@ -1,5 +1,7 @@
 package io.kvledger.engine;
 
+import io.kvledger.journal.JournalPrinter;
+
 import java.util.Locale;
 
 /**
@@ -42,9 +44,34 @@ public enum FaultSwitch
     /** Copy-on-write from a checkpoint whose own load is still in flight. */
     COW_FROM_LOADING_CHECKPOINT(8,
         "matching sees nodes whose load is still in flight, so copy-on-write can read a checkpoint before the " +
-        "load has written it (breaks I14)");
+        "load has written it (breaks I14)"),
+    /** Issue 9's first bug, restored: the parked-hit FIFO loses a live entry. */
+    PARKED_HIT_NEVER_SERVED(9,
+        "a hit that parks behind another is dropped from the staging FIFO (as a full ring overwrote it), so its " +
+        "fetch never starts even when staging frees up: under wait_complete the request waits for ever (liveness)"),
+    /** Issue 9's second bug, restored: pages the tree already held are backed up again. */
+    BACKUP_CACHED_PAGES(10,
+        "finish backs up from the request's own cached count, not what the tree already held, so pages another " +
+        "request computed and stored are copied to host and written to L3 again (wasted staging and bandwidth)"),
+    /** Issue 9's third bug, restored: an oversize backup blocks the backlog. */
+    OVERSIZE_BACKUP_BLOCKS(11,
+        "a backup that needs more host staging than writes may ever use stays at the head of the backlog for " +
+        "ever, and no later backup starts (liveness)");
 
     private static final FaultSwitch[] SWITCHES = values();
+
+    static
+    {
+        // The journal schema's FaultSet is the one source of switch names and bits; the enum must agree with it.
+        for (final FaultSwitch f : SWITCHES)
+        {
+            if (!f.name().equals(JournalPrinter.faultName(f.bit)))
+            {
+                throw new IllegalStateException("fault switch " + f + " is bit " + f.bit + " but the journal schema " +
+                    "calls that bit " + JournalPrinter.faultName(f.bit));
+            }
+        }
+    }
 
     private final int bit;
     private final String description;

@@ -78,13 +78,19 @@ final class KvComponent implements TreeComponent
     }
 
     @Override
+    public int stagingLimit(final boolean forWrite)
+    {
+        return hostPool.capacity() - (forWrite ? 1 : 0);
+    }
+
+    @Override
     public void stage(final int opSlot, final int request, final int hitStart, final int hitPages)
     {
         final long opId = ops.id(opSlot);
         final int off = requests.offset(request);
         for (int i = hitStart; i < hitStart + hitPages; i++)
         {
-            final int slot = hostPool.allocate(SlotState.OP, opId);
+            final int slot = hostPool.take(SlotState.OP, opId);
             ops.addMove(opSlot, OpTable.L3, NONE, HOST_KV, slot, requests.fpHi[off + i], requests.fpLo[off + i]);
         }
     }
@@ -134,7 +140,7 @@ final class KvComponent implements TreeComponent
         final int from = plan.hasHold ? plan.loadStart : plan.prefixPages;
         for (int i = from; i < pages; i++)
         {
-            requests.pageIds[off + i] = kvPool.allocate(SlotState.REQUEST, plan.requestId);
+            requests.pageIds[off + i] = kvPool.take(SlotState.REQUEST, plan.requestId);
         }
         return true;
     }
@@ -147,7 +153,7 @@ final class KvComponent implements TreeComponent
         final int from = plan.hasHold ? plan.loadStart : plan.prefixPages;
         for (int i = from; i < pages; i++)
         {
-            kvPool.transition(requests.pageIds[off + i], SlotState.FREE, NONE);
+            kvPool.move(requests.pageIds[off + i], SlotState.FREE, NONE);
             requests.pageIds[off + i] = NONE;
         }
     }
@@ -198,7 +204,7 @@ final class KvComponent implements TreeComponent
             final int page = requests.pageIds[off + i];
             if (page != NONE && kvPool.state(page) == SlotState.REQUEST && kvPool.owner(page) == requestId)
             {
-                kvPool.transition(page, SlotState.FREE, NONE);
+                kvPool.move(page, SlotState.FREE, NONE);
             }
         }
     }
@@ -210,7 +216,7 @@ final class KvComponent implements TreeComponent
         for (int i = from; i < to; i++)
         {
             final int page = pathPages[i];
-            final int hostSlot = hostPool.allocate(SlotState.OP, opId);
+            final int hostSlot = hostPool.take(SlotState.OP, opId);
             ops.addMove(opSlot, DEVICE_KV, page, HOST_KV, hostSlot, tree.pageHi(page), tree.pageLo(page));
         }
     }

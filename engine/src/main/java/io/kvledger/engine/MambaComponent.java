@@ -119,11 +119,17 @@ final class MambaComponent implements TreeComponent
     }
 
     @Override
+    public int stagingLimit(final boolean forWrite)
+    {
+        return hostPool.capacity() - (forWrite ? 1 : 0);
+    }
+
+    @Override
     public void stage(final int opSlot, final int request, final int hitStart, final int hitPages)
     {
         final int off = requests.offset(request);
         final int last = off + hitStart + hitPages - 1;
-        final int slot = hostPool.allocate(SlotState.OP, ops.id(opSlot));
+        final int slot = hostPool.take(SlotState.OP, ops.id(opSlot));
         ops.addMove(opSlot, OpTable.L3, NONE, HOST_MAMBA, slot, requests.fpHi[last], requests.fpLo[last]);
     }
 
@@ -133,7 +139,7 @@ final class MambaComponent implements TreeComponent
         if (!plan.hasHold && plan.prefixPages > 0 && tree.mambaSlot(plan.baseNode) != NONE)
         {
             plan.checkpointNode = plan.baseNode;
-            plan.checkpointReceipt = tree.lock(plan.baseNode, Component.MAMBA, SlotState.REQUEST, plan.requestId);
+            plan.checkpointReceipt = tree.acquire(plan.baseNode, Component.MAMBA, SlotState.REQUEST, plan.requestId);
         }
     }
 
@@ -142,7 +148,7 @@ final class MambaComponent implements TreeComponent
     {
         if (plan.checkpointReceipt != NONE)
         {
-            tree.unlock(plan.checkpointReceipt);
+            tree.release(plan.checkpointReceipt);
             plan.checkpointReceipt = NONE;
             plan.checkpointNode = NONE;
         }
@@ -205,7 +211,7 @@ final class MambaComponent implements TreeComponent
     {
         for (int i = 0; i < allocatedCount; i++)
         {
-            pool.transition(allocated[i], SlotState.FREE, NONE);
+            pool.move(allocated[i], SlotState.FREE, NONE);
         }
         allocatedCount = 0;
     }
@@ -242,7 +248,7 @@ final class MambaComponent implements TreeComponent
         final int node = plan.prefixNode;
         if (plan.prefixNodeIsNew)
         {
-            tree.attachMamba(node, n);
+            EngineBugException.check(tree.attachMamba(node, n), "attach of Mamba slot to node", node, n);
         }
         else if (tree.mambaSlot(node) != NONE)
         {
@@ -269,7 +275,11 @@ final class MambaComponent implements TreeComponent
             final int o = ops.add(io.kvledger.journal.codec.OpKind.COW, plan.requestId);
             final int source = tree.mambaSlot(plan.checkpointNode);
             ops.addMove(o, DEVICE_MAMBA, source, DEVICE_MAMBA, s, 0, 0);
-            cowReceipt[o] = plan.checkpointReceipt;
+            // The checkpoint stays locked until the copy's ack, and the copy holds that lock, not the request: an
+            // abort or retract of the request while the copy is launched leaves it to the copy, and the journal says
+            // so (a request lock outliving its request would read as a leak).
+            cowReceipt[o] = tree.acquire(plan.checkpointNode, Component.MAMBA, SlotState.OP, ops.id(o));
+            tree.release(plan.checkpointReceipt);
             plan.checkpointReceipt = NONE;
             plan.cowOpSlot = o;
         }
@@ -293,11 +303,11 @@ final class MambaComponent implements TreeComponent
         {
             if (tree.mambaSlot(node) == NONE)
             {
-                tree.attachMamba(node, t);
+                EngineBugException.check(tree.attachMamba(node, t), "attach of Mamba slot to node", node, t);
             }
             else
             {
-                pool.transition(t, SlotState.FREE, NONE);
+                pool.move(t, SlotState.FREE, NONE);
             }
             tracking[request * 2] = tracking[request * 2 + 1];
             tracking[request * 2 + 1] = NONE;
@@ -340,7 +350,7 @@ final class MambaComponent implements TreeComponent
             final int t = tracking[request * 2 + k];
             if (t != NONE && pool.state(t) == SlotState.REQUEST && pool.owner(t) == requestId)
             {
-                pool.transition(t, SlotState.FREE, NONE);
+                pool.move(t, SlotState.FREE, NONE);
             }
             tracking[request * 2 + k] = NONE;
         }
@@ -350,11 +360,11 @@ final class MambaComponent implements TreeComponent
             final long writer = launchedWriter(request, s);
             if (writer != NONE)
             {
-                pool.transition(s, SlotState.PENDING_FREE, writer);
+                pool.move(s, SlotState.PENDING_FREE, writer);
             }
             else
             {
-                pool.transition(s, SlotState.FREE, NONE);
+                pool.move(s, SlotState.FREE, NONE);
                 if (abort && doubleFreeOnAbort)
                 {
                     pool.forceTransition(s, SlotState.FREE, NONE);
@@ -394,7 +404,7 @@ final class MambaComponent implements TreeComponent
             return;
         }
         final int last = pathPages[to - 1];
-        final int hostSlot = hostPool.allocate(SlotState.OP, ops.id(opSlot));
+        final int hostSlot = hostPool.take(SlotState.OP, ops.id(opSlot));
         ops.addMove(opSlot, DEVICE_MAMBA, state, HOST_MAMBA, hostSlot, tree.pageHi(last), tree.pageLo(last));
     }
 
@@ -415,7 +425,7 @@ final class MambaComponent implements TreeComponent
     {
         if (cowReceipt[opSlot] != NONE)
         {
-            tree.unlock(cowReceipt[opSlot]);
+            tree.release(cowReceipt[opSlot]);
             cowReceipt[opSlot] = NONE;
         }
         final int node = attachNode[opSlot];
@@ -423,7 +433,8 @@ final class MambaComponent implements TreeComponent
         {
             if (ok && tree.live(node) && tree.mambaSlot(node) == NONE)
             {
-                tree.attachMamba(node, attachSlot[opSlot]);
+                EngineBugException.check(tree.attachMamba(node, attachSlot[opSlot]), "attach of Mamba slot to node",
+                    node, attachSlot[opSlot]);
             }
             attachNode[opSlot] = NONE;
             attachSlot[opSlot] = NONE;

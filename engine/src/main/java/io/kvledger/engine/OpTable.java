@@ -1,5 +1,6 @@
 package io.kvledger.engine;
 
+import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.OpKind;
 import org.agrona.collections.Long2LongHashMap;
 
@@ -19,9 +20,30 @@ public final class OpTable
     public static final byte QUEUED = 0;
     /** Op state: launched on the device or the store. */
     public static final byte LAUNCHED = 1;
+    /** Op state: completed successfully (terminal; the op leaves the table in the same apply). */
+    public static final byte ACKED = 2;
+    /** Op state: completed with an error (terminal). */
+    public static final byte FAILED = 3;
+    /** Op state: removed before launch (terminal). */
+    public static final byte CANCELLED = 4;
+
+    private static final String[] STATE_NAMES = {"QUEUED", "LAUNCHED", "ACKED", "FAILED", "CANCELLED"};
+    /** Legal op-lifecycle moves: [from][to]. */
+    private static final boolean[][] LEGAL = new boolean[5][5];
+    private static final EffectType[] EFFECT_OF = {
+        null, EffectType.OP_LAUNCHED, EffectType.OP_ACKED, EffectType.OP_FAILED, EffectType.OP_CANCELLED};
+
+    static
+    {
+        LEGAL[QUEUED][LAUNCHED] = true;
+        LEGAL[QUEUED][CANCELLED] = true;
+        LEGAL[LAUNCHED][ACKED] = true;
+        LEGAL[LAUNCHED][FAILED] = true;
+    }
 
     private static final int NONE = -1;
 
+    private final Effects effects;
     private final int maxOps;
     private final int maxMoves;
     private final Long2LongHashMap slotById;
@@ -48,8 +70,9 @@ public final class OpTable
     /** Pages of the op that count as moved pages in the journal. */
     final int[] pagesMoved;
 
-    OpTable(final int maxOps, final int maxMoves)
+    OpTable(final int maxOps, final int maxMoves, final Effects effects)
     {
+        this.effects = effects;
         this.maxOps = maxOps;
         this.maxMoves = maxMoves;
         slotById = new Long2LongHashMap(maxOps * 2, 0.5f, NONE);
@@ -115,6 +138,51 @@ public final class OpTable
         ackFreeSlot[slot] = NONE;
         pagesMoved[slot] = 0;
         return slot;
+    }
+
+    /**
+     * The one op-lifecycle transition: checks the move against the table (QUEUED to LAUNCHED or CANCELLED,
+     * LAUNCHED to ACKED or FAILED) and records its effect in the same call, as {@code SlotPool.transition} does
+     * for slots.
+     *
+     * @param slot op slot.
+     * @param to   LAUNCHED, ACKED, FAILED or CANCELLED.
+     * @throws EngineBugException for an illegal move or a dead slot; nothing changes.
+     */
+    void advance(final int slot, final byte to)
+    {
+        if (slot < 0 || slot >= maxOps || null == kind[slot])
+        {
+            throw new EngineBugException("op slot " + slot + " is not live for " + STATE_NAMES[to]);
+        }
+        final byte from = state[slot];
+        if (!LEGAL[from][to])
+        {
+            throw new EngineBugException("op " + id[slot] + " " + kind[slot] + " " + STATE_NAMES[from] + " -> " +
+                STATE_NAMES[to] + " is not a legal op transition");
+        }
+        state[slot] = to;
+        effects.opEvent(EFFECT_OF[to], id[slot], kind[slot]);
+    }
+
+    /**
+     * Complete an op: ACKED when {@code ok}, else FAILED.
+     *
+     * @param slot op slot.
+     * @param ok   whether it succeeded.
+     */
+    void complete(final int slot, final boolean ok)
+    {
+        advance(slot, ok ? ACKED : FAILED);
+    }
+
+    /**
+     * @param slot op slot.
+     * @return its lifecycle state (QUEUED, LAUNCHED, ...).
+     */
+    public byte state(final int slot)
+    {
+        return state[slot];
     }
 
     void addMove(final int slot, final byte fromPool, final int fromSlot, final byte toPool, final int toSlot,

@@ -48,6 +48,10 @@ final class RequestTable
     final int[] cachedPages;
     final int[] lockedNode;
     final long[] lockReceipt;
+    /** Lock pinning the device prefix under an L3 hit, from its query until admission or drop; or -1. */
+    final long[] prefixReceipt;
+    /** Namespace (tenant) the request arrived in; the engine keys its pages apart per namespace. */
+    final long[] namespace;
     /** Host staging slots of the hold (or of the fetch that became it), in page order, recurrent states last. */
     final byte[] holdSlotPool;
     final int[] holdSlot;
@@ -87,6 +91,8 @@ final class RequestTable
         cachedPages = new int[maxRequests];
         lockedNode = new int[maxRequests];
         lockReceipt = new long[maxRequests];
+        prefixReceipt = new long[maxRequests];
+        namespace = new long[maxRequests];
         holdSlotPool = new byte[maxRequests * (maxPages + HOLD_EXTRA)];
         holdSlot = new int[maxRequests * (maxPages + HOLD_EXTRA)];
         holdSlotCount = new int[maxRequests];
@@ -148,6 +154,8 @@ final class RequestTable
         cachedPages[slot] = 0;
         lockedNode[slot] = NONE;
         lockReceipt[slot] = NONE;
+        prefixReceipt[slot] = NONE;
+        namespace[slot] = 0;
         holdSlotCount[slot] = 0;
         return slot;
     }
@@ -187,7 +195,8 @@ final class RequestTable
                 x = mix(x ^ holdStart[s] ^ ((long)holdPages[s] << 20));
                 x = mix(x ^ deferCount[s] ^ ((long)validPages[s] << 24) ^ ((long)cachedPages[s] << 44));
                 x = mix(x ^ loadOp[s] ^ (cowOp[s] << 32));
-                x = mix(x ^ lockedNode[s]);
+                x = mix(x ^ lockedNode[s] ^ ((long)parkPages[s] << 32));
+                x = mix(x ^ (prefixReceipt[s] != NONE ? 1 : 0) ^ (namespace[s] << 1));
                 final int off = offset(s);
                 for (int i = 0; i < validPages[s]; i++)
                 {

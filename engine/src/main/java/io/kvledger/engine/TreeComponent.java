@@ -46,6 +46,13 @@ interface TreeComponent
     int stagingFree(boolean forWrite);
 
     /**
+     * @param forWrite whether the staging is for a backup (less the loads margin).
+     * @return the most host staging slots of this component that one op may ever take: a backup needing more can
+     * never start and is dropped rather than left blocking the backlog.
+     */
+    int stagingLimit(boolean forWrite);
+
+    /**
      * Take host staging for a hit and add the fetch moves (L3 key to host slot) to the fetch op.
      *
      * @param opSlot   fetch op.

@@ -47,7 +47,13 @@ final class Driver
     /** Arrive with {@code pages} distinct pages derived from {@code seed}; returns the query op id or -1. */
     long arrive(final long request, final long seed, final int pages)
     {
-        in.reset().type(InputType.ARRIVE).request(request).value1(0).value2(8);
+        return arrive(request, seed, pages, 0);
+    }
+
+    /** Arrive in a namespace; the fingerprints depend on {@code seed} only, as a caller passing its own would. */
+    long arrive(final long request, final long seed, final int pages, final long namespace)
+    {
+        in.reset().type(InputType.ARRIVE).request(request).value1(0).value2(8).value3(namespace);
         for (int i = 0; i < pages; i++)
         {
             in.addFingerprint(seed * 1_000_003L + i, (seed << 20) ^ (i * 0x9E3779B97F4A7C15L));
@@ -83,6 +89,47 @@ final class Driver
         {
             storageHit(query, 0, 0);
         }
+    }
+
+    void fetchFailed(final long fetchOp)
+    {
+        check(apply(in.reset().type(InputType.FETCH_DONE).op(fetchOp).ok(false).value1(0).value2(0)), ResultCode.OK);
+    }
+
+    void tick(final long evictPages)
+    {
+        check(apply(in.reset().type(InputType.TICK).value1(evictPages)), ResultCode.OK);
+    }
+
+    int abort(final long request)
+    {
+        return apply(in.reset().type(InputType.ABORT).request(request));
+    }
+
+    /** Owner of the first OP_QUEUED of a kind in the last input, or -1. */
+    long queuedOwner(final OpKind kind)
+    {
+        for (int i = 0; i < last.size(); i++)
+        {
+            if (last.type(i) == EffectType.OP_QUEUED && last.opKind(i) == kind)
+            {
+                return last.owner(i);
+            }
+        }
+        return -1;
+    }
+
+    /** Prefix pages of the first ADMITTED in the last input, or -1. */
+    long admittedPrefix()
+    {
+        for (int i = 0; i < last.size(); i++)
+        {
+            if (last.type(i) == EffectType.ADMITTED)
+            {
+                return last.value1(i);
+            }
+        }
+        return -1;
     }
 
     void passBegin()

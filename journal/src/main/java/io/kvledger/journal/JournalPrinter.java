@@ -1,6 +1,7 @@
 package io.kvledger.journal;
 
 import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.FaultSetDecoder;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.SlotState;
 
@@ -15,24 +16,51 @@ import java.util.function.IntFunction;
  */
 public final class JournalPrinter implements JournalListener
 {
-    /** Names of the FaultSet choices by bit position, as in the journal schema. */
-    private static final String[] FAULT_NAMES =
-    {
-        "RESERVE_REQUEST_SLOT_ONLY",
-        "FREE_ON_RETRACT_WITH_QUEUED_LOAD",
-        "SKIP_CURSOR_RESET_ON_STAGED_LOAD",
-        "DOUBLE_FREE_ON_ABORT",
-        "LEAK_STAGING_ON_DROP",
-        "UNLOCK_TWICE_ON_FINISH",
-        "EVICT_NODE_WITH_INFLIGHT_LOAD",
-        "FREE_REDUNDANT_SLOT_AT_QUEUE",
-        "COW_FROM_LOADING_CHECKPOINT",
-    };
+    /** Names of the FaultSet choices by bit position, read from the schema's generated codec (the one source). */
+    private static final String[] FAULT_NAMES = schemaFaultNames();
 
     private static final String[] ARRIVE_VALUES = { "tail", "maxNew", "ns", "value4", "value5" };
     private static final String[] STORAGE_VALUES = { "pages", "mamba", "value3", "value4", "value5" };
     private static final String[] PASS_VALUES = { "maxRunning", "tokens", "inputTokens", "chunkTokens", "value5" };
     private static final String[] ABORT_VALUES = { "writePos", "cacheBase", "isFlush", "value4", "value5" };
+
+    /**
+     * The FaultSet choices as the schema declares them: SBE generates one static {@code boolean name(long)} test
+     * per choice on {@link FaultSetDecoder}; each one's bit is found by probing.
+     */
+    private static String[] schemaFaultNames()
+    {
+        final String[] byBit = new String[Long.SIZE];
+        int count = 0;
+        for (final java.lang.reflect.Method method : FaultSetDecoder.class.getMethods())
+        {
+            if (java.lang.reflect.Modifier.isStatic(method.getModifiers()) && boolean.class == method.getReturnType() &&
+                1 == method.getParameterCount() && long.class == method.getParameterTypes()[0])
+            {
+                for (int bit = 0; bit < Long.SIZE; bit++)
+                {
+                    try
+                    {
+                        if ((Boolean)method.invoke(null, 1L << bit))
+                        {
+                            byBit[bit] = method.getName().toUpperCase(java.util.Locale.ROOT);
+                            count = Math.max(count, bit + 1);
+                        }
+                    }
+                    catch (final ReflectiveOperationException ex)
+                    {
+                        throw new IllegalStateException("cannot read the FaultSet choices of the schema", ex);
+                    }
+                }
+            }
+        }
+        final String[] names = new String[count];
+        for (int bit = 0; bit < count; bit++)
+        {
+            names[bit] = null == byBit[bit] ? "bit" + bit : byBit[bit];
+        }
+        return names;
+    }
     private static final String[] PROGRESS_VALUES = { "pages", "tracked", "writePos", "cacheBase", "isFlush" };
     private static final String[] PLAIN_VALUES = { "value1", "value2", "value3", "value4", "value5" };
     private static final String EFFECT_INDENT = "    ";
@@ -314,6 +342,9 @@ public final class JournalPrinter implements JournalListener
                 break;
             case RESERVED:
                 text.append(" req=").append(owner).append(" mamba=").append(value1).append(" kv=").append(value2);
+                break;
+            case BACKUP_DROPPED:
+                text.append(" node=").append(id).append(" ").append(name(effects.reason(index))).append(" pages=").append(value1);
                 break;
             default:
                 text.append(" id=").append(id).append(" owner=").append(owner).append(" value1=").append(value1)

@@ -1,5 +1,6 @@
 package io.kvledger.engine.slot;
 
+import io.kvledger.engine.EngineBugException;
 import io.kvledger.engine.Effects;
 import io.kvledger.engine.ResultCode;
 import io.kvledger.journal.codec.Pool;
@@ -276,6 +277,44 @@ public final class SlotPool
             apply(id, from, to.value(), owner);
         }
         return result;
+    }
+
+    /**
+     * An internal transition the engine relies on: like {@link #transition} but a refusal is an engine bug, so it
+     * throws instead of returning a code nobody reads (the engine fail-stops; DESIGN.md "Fail-stop inside apply").
+     *
+     * @param id    slot.
+     * @param to    new state.
+     * @param owner new owner (-1 for FREE; the op id for PENDING_FREE).
+     * @throws EngineBugException when the table refuses the move; nothing changed.
+     */
+    public void move(final int id, final SlotState to, final long owner)
+    {
+        final int result = transition(id, to, owner);
+        if (ResultCode.OK != result)
+        {
+            throw new EngineBugException(pool + " slot " + id + " " + (id >= 0 && id < capacity ? STATES[state[id]] :
+                "?") + " -> " + to + " owner " + owner + " refused: " + ResultCode.name(result));
+        }
+    }
+
+    /**
+     * An internal allocation the engine checked room for beforehand: a miss is an engine bug.
+     *
+     * @param to    REQUEST, NODE or OP.
+     * @param owner owner id.
+     * @return the slot.
+     * @throws EngineBugException when no slot is free.
+     */
+    public int take(final SlotState to, final long owner)
+    {
+        final int id = allocate(to, owner);
+        if (NO_SLOT == id)
+        {
+            throw new EngineBugException(pool + " has no free slot for " + to + " " + owner +
+                " although room was checked");
+        }
+        return id;
     }
 
     /**

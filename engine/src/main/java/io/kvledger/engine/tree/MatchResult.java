@@ -18,6 +18,9 @@ public final class MatchResult
     /** Depth at the end of {@link #mambaNode} (0 for the root). */
     public int mambaPages;
 
+    /** Set by insert only: pages of the inserted span the tree already held before the insert. */
+    public int existingPages;
+
     /** Reset to an empty match. */
     public void clear()
     {
@@ -27,5 +30,6 @@ public final class MatchResult
         partialNode = RadixTree.NO_NODE;
         mambaNode = RadixTree.ROOT;
         mambaPages = 0;
+        existingPages = 0;
     }
 }

@@ -1,5 +1,6 @@
 package io.kvledger.engine.tree;
 
+import io.kvledger.engine.EngineBugException;
 import io.kvledger.engine.Effects;
 import io.kvledger.engine.ResultCode;
 import io.kvledger.engine.slot.SlotPool;
@@ -459,6 +460,7 @@ public final class RadixTree
         out.partialNode = NO_NODE;
         out.mambaNode = walkMambaNode;
         out.mambaPages = walkMambaPages;
+        out.existingPages = matchedPages;
         if (ROOT != end)
         {
             touch(end, sequence);
@@ -713,6 +715,43 @@ public final class RadixTree
         receiptHolder[slot] = 0;
         freeReceipts[freeReceiptTop++] = slot;
         return ResultCode.OK;
+    }
+
+    /**
+     * Take a lock the engine relies on: a refusal is an engine bug.
+     *
+     * @param node       to lock.
+     * @param component  FULL or MAMBA.
+     * @param holderKind REQUEST or OP.
+     * @param holder     request or op id.
+     * @return the receipt.
+     * @throws EngineBugException when {@link #lock} refuses (a dead node, a MAMBA lock on the root).
+     */
+    public long acquire(final int node, final Component component, final SlotState holderKind, final long holder)
+    {
+        final long receipt = lock(node, component, holderKind, holder);
+        if (receipt < 0)
+        {
+            throw new EngineBugException(component + " lock of node " + node + " for " + holderKind + " " + holder +
+                " refused: " + ResultCode.name((int)receipt));
+        }
+        return receipt;
+    }
+
+    /**
+     * Release a lock the engine holds: an unknown receipt is an engine bug (a double release or a lost receipt).
+     *
+     * @param receipt from {@link #lock} or {@link #acquire}.
+     * @throws EngineBugException when the receipt is not held.
+     */
+    public void release(final long receipt)
+    {
+        final int result = unlock(receipt);
+        if (ResultCode.OK != result)
+        {
+            throw new EngineBugException("release of lock receipt " + receipt + " refused: " +
+                ResultCode.name(result));
+        }
     }
 
     /**

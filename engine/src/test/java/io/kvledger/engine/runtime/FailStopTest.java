@@ -68,4 +68,73 @@ class FailStopTest
         device.close();
         loop.close();
     }
+
+    @Test
+    void shouldStopWhenApplyFindsAnInternalFailure()
+    {
+        final EngineConfig config = EngineConfig.builder().pageSize(4).deviceKvPages(64).deviceMambaSlots(8)
+            .hostKvPages(16).hostMambaSlots(4).maxRequests(8).maxRequestPages(8).maxOps(32).build();
+        final CacheStateMachine engine = new CacheStateMachine(config);
+        final AtomicInteger journaled = new AtomicInteger();
+        final long[] receipt = {-1};
+        final DocumentSink sink = (in, result, effects) ->
+        {
+            journaled.incrementAndGet();
+            for (int i = 0; i < effects.size(); i++)
+            {
+                if (effects.type(i) == io.kvledger.journal.codec.EffectType.LOCKED && effects.owner(i) == 1)
+                {
+                    receipt[0] = effects.value1(i);
+                }
+            }
+            if (in.type() == InputType.CHUNK)
+            {
+                // A bug elsewhere releases the request's lock behind the engine's back (on the engine thread).
+                engine.tree().unlock(receipt[0]);
+            }
+        };
+        final HostDeviceBackend device = new HostDeviceBackend(new DeviceConfig().deviceKvPages(64)
+            .deviceMambaSlots(8).hostKvPages(16).hostMambaSlots(4));
+        final MemoryL3Store store = new MemoryL3Store(device);
+        final EngineLoop loop = new EngineLoop(engine, sink, null, device, store, 64, WaitStrategyKind.BLOCKING, 16);
+        device.start(loop);
+        store.start(loop);
+        loop.start();
+        final Reply reply = new Reply(8);
+        final InputRecord in = new InputRecord(8);
+        in.reset().type(InputType.ARRIVE).request(1).value1(0).value2(4);
+        for (int i = 0; i < 4; i++)
+        {
+            in.addFingerprint(100 + i, 200 + i);
+        }
+        assertEquals(ResultCode.OK, call(loop, reply, in));
+        assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.PASS_BEGIN).value1(8).value2(1 << 20)
+            .value3(1 << 20).value4(1 << 20)));
+        assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.ADMIT).request(1)));
+        assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.PASS_END)));
+        assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.CHUNK).request(1).value1(4).value2(4)));
+        final int before = journaled.get();
+        assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, in.reset().type(InputType.FINISH).request(1)
+            .value1(4).value2(4)), "the failing input's caller is told");
+        assertEquals(before, journaled.get(), "nothing is journaled for the failing input");
+        assertTrue(loop.failure().contains("FINISH") && loop.failure().contains("release of lock receipt"),
+            loop.failure());
+        assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, in.reset().type(InputType.TICK)),
+            "every later call is refused");
+        assertEquals(before, journaled.get());
+        store.close();
+        device.close();
+        loop.close();
+    }
+
+    private static int call(final EngineLoop loop, final Reply reply, final InputRecord in)
+    {
+        final long ticket = reply.next();
+        if (!loop.publish(in, reply, ticket, false))
+        {
+            return ResultCode.ENGINE_STOPPED;
+        }
+        reply.await(ticket, new BackoffIdleStrategy(), loop);
+        return reply.decision.resultCode;
+    }
 }

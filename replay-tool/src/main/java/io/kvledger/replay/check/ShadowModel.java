@@ -105,6 +105,9 @@ public final class ShadowModel
     private final DocumentScope scope = new DocumentScope();
     private final Findings findings = new Findings();
     private final ShadowTree tree;
+    private final NamespaceRule namespaces = new NamespaceRule();
+    /** Request of the document being folded (the input's request id). */
+    private long documentRequest = InputRecord.NULL_ID;
     private final AdmissionWindows admission = new AdmissionWindows(findings);
     private final EffectList scratch = new EffectList(1);
     private boolean configured;
@@ -173,6 +176,7 @@ public final class ShadowModel
         size(Pool.HOST_KV, hostKvPages);
         size(Pool.HOST_MAMBA, hostMambaSlots);
         tree.reset();
+        namespaces.reset();
         configured = true;
     }
 
@@ -199,7 +203,9 @@ public final class ShadowModel
         if (input.type() == InputType.ARRIVE && resultCode >= 0 && input.request() != InputRecord.NULL_ID)
         {
             arrive(input.request());
+            namespaces.arrive(input.request(), input.value3());
         }
+        documentRequest = input.request();
         final int size = effects.size();
         for (int i = 0; i < size; i++)
         {
@@ -224,8 +230,20 @@ public final class ShadowModel
         }
         switch (type)
         {
-            case NODE_INSERTED -> tree.nodeInserted(e, i);
-            case NODE_SPLIT -> tree.nodeSplit(e, i);
+            case NODE_INSERTED ->
+            {
+                tree.nodeInserted(e, i);
+                final String crossed = namespaces.inserted(e, i, documentRequest);
+                if (crossed != null)
+                {
+                    nodeFinding(Invariant.I3, e.id(i), crossed);
+                }
+            }
+            case NODE_SPLIT ->
+            {
+                tree.nodeSplit(e, i);
+                namespaces.split(e, i);
+            }
             case NODE_DELETED, EVICTED ->
             {
                 if (type == EffectType.NODE_DELETED)
@@ -243,6 +261,12 @@ public final class ShadowModel
                 if (type == EffectType.LOCKED)
                 {
                     tree.locked(e, i);
+                    final String crossed = e.toState(i) == SlotState.REQUEST ?
+                        namespaces.requestLocked(e.id(i), e.owner(i)) : null;
+                    if (crossed != null)
+                    {
+                        nodeFinding(Invariant.I3, e.id(i), crossed);
+                    }
                 }
                 else
                 {

@@ -57,6 +57,12 @@ final class JournalFixture
             return this;
         }
 
+        Doc namespace(final long namespace)
+        {
+            input.value3(namespace);
+            return this;
+        }
+
         Doc op(final long op)
         {
             input.op(op);

@@ -1,0 +1,120 @@
+package io.kvledger.engine;
+
+import io.kvledger.engine.slot.SlotPool;
+import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.SlotState;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An internal mutator that fails after the input was validated is an engine bug: apply throws, naming the input's
+ * sequence, type and ids, instead of going on with a state its journal does not describe. Each kind of internal
+ * failure is provoked by corrupting a pool or the tree behind the engine's back (issue 9, part 1).
+ */
+class InternalFailureStopsTest
+{
+    private static EngineConfig config()
+    {
+        return EngineConfig.builder().pageSize(4).deviceKvPages(128).deviceMambaSlots(16).hostKvPages(64)
+            .hostMambaSlots(4).maxRequests(8).maxRequestPages(16).maxOps(64).prefetchThresholdPages(1).build();
+    }
+
+    private static EngineBugException expectStop(final Driver d, final Runnable input, final String what)
+    {
+        final EngineBugException ex = assertThrows(EngineBugException.class, input::run);
+        assertTrue(ex.getMessage().startsWith("engine bug at input #"), ex.getMessage());
+        assertTrue(ex.getMessage().contains(what), ex.getMessage());
+        return ex;
+    }
+
+    @Test
+    void shouldStopWhenALockItHoldsIsGoneAtRelease()
+    {
+        final Driver d = new Driver(config(), false);
+        d.cold(1, 3, 8);
+        d.passBegin();
+        d.admit(1);
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.apply(d.in.reset().type(InputType.CHUNK).request(1).value1(4).value2(4)));
+        long receipt = -1;
+        for (int i = 0; i < d.last.size(); i++)
+        {
+            if (d.last.type(i) == EffectType.LOCKED && d.last.owner(i) == 1)
+            {
+                receipt = d.last.value1(i);
+            }
+        }
+        assertEquals(ResultCode.OK, d.engine.tree().unlock(receipt), "the lock vanishes behind the engine's back");
+        final EngineBugException ex = expectStop(d, () -> d.finish(1, 8, 0, 0, 0), "FINISH");
+        assertTrue(ex.getMessage().contains("receipt " + receipt), ex.getMessage());
+        assertEquals(d.engine.sequence(), ex.sequence());
+    }
+
+    @Test
+    void shouldStopWhenAPoolRefusesAnInternalTransition()
+    {
+        final Driver d = new Driver(config(), false);
+        d.staged(1, 11, 8);
+        final SlotPool host = d.engine.pool(Pool.HOST_KV);
+        int held = -1;
+        for (int s = 0; s < host.capacity(); s++)
+        {
+            if (host.state(s) == SlotState.REQUEST && host.owner(s) == 1)
+            {
+                held = s;
+            }
+        }
+        host.forceTransition(held, SlotState.PENDING_FREE, 999);
+        d.passBegin();
+        final EngineBugException ex = expectStop(d, () -> d.admit(1), "ADMIT");
+        assertTrue(ex.getMessage().contains("HOST_KV slot " + held), ex.getMessage());
+    }
+
+    @Test
+    void shouldStopWhenTheNodeOfAFailedLoadCannotBeDeleted()
+    {
+        final Driver d = new Driver(config(), false);
+        d.staged(1, 11, 8);
+        d.passBegin();
+        d.admit(1);
+        final long load = d.admittedLoad();
+        d.passEnd();
+        final int node = d.engine.ops().node[d.engine.ops().slotOf(load)];
+        assertTrue(d.engine.tree().lock(node, Component.FULL, SlotState.REQUEST, 999) > 0);
+        final EngineBugException ex = expectStop(d, () -> d.ack(load, false), "ACK");
+        assertTrue(ex.getMessage().contains("NODE_LOCKED"), ex.getMessage());
+    }
+
+    @Test
+    void shouldRefuseAnIllegalOpTransition()
+    {
+        final OpTable ops = new OpTable(4, 4, new Effects(new io.kvledger.journal.EffectList(8)));
+        final int o = ops.add(OpKind.LOAD, 1);
+        assertThrows(EngineBugException.class, () -> ops.advance(o, OpTable.ACKED), "QUEUED -> ACKED");
+        ops.advance(o, OpTable.LAUNCHED);
+        assertThrows(EngineBugException.class, () -> ops.advance(o, OpTable.CANCELLED), "LAUNCHED -> CANCELLED");
+        assertThrows(EngineBugException.class, () -> ops.advance(o, OpTable.LAUNCHED), "LAUNCHED twice");
+        ops.complete(o, true);
+        assertThrows(EngineBugException.class, () -> ops.complete(o, true), "acked twice");
+    }
+
+    @Test
+    void shouldRecordEachOpTransitionInTheSameCall()
+    {
+        final io.kvledger.journal.EffectList list = new io.kvledger.journal.EffectList(8);
+        final OpTable ops = new OpTable(4, 4, new Effects(list));
+        final int o = ops.add(OpKind.BACKUP, 1);
+        ops.advance(o, OpTable.LAUNCHED);
+        ops.complete(o, false);
+        assertEquals(2, list.size());
+        assertEquals(EffectType.OP_LAUNCHED, list.type(0));
+        assertEquals(EffectType.OP_FAILED, list.type(1));
+    }
+}
