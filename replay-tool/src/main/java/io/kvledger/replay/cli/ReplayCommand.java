@@ -29,11 +29,20 @@ final class ReplayCommand extends JournalCommand
     {
         final Replayer replayer = new Replayer();
         final JournalHeader header;
-        try (Progress progress = Progress.onTerminal(err(), json);
-            ReplayPipeline pipeline = new ReplayPipeline(replayer))
+        try (Progress progress = Progress.onTerminal(err(), json))
         {
-            header = input().read(progress.documents("replay", pipeline));
-            pipeline.finish();
+            if (ReplayPipeline.worthIt())
+            {
+                try (ReplayPipeline pipeline = new ReplayPipeline(replayer))
+                {
+                    header = input().read(progress.documents("replay", pipeline));
+                    pipeline.finish();
+                }
+            }
+            else
+            {
+                header = input().read(progress.documents("replay", replayer));
+            }
         }
         if (!EngineConfig.KVLEDGER_VERSION.equals(header.kvledgerVersion()))
         {

@@ -26,6 +26,7 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
     private static final int SLOTS = 512;
     private static final int MASK = SLOTS - 1;
     private static final int RELEASE_BATCH = 32;
+    private static final int MIN_PROCESSORS = 4;
 
     private final Replayer replayer;
     private final InputRecord[] inputs = new InputRecord[SLOTS];
@@ -33,12 +34,30 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
     private final int[] results = new int[SLOTS];
     private final AtomicLong published = new AtomicLong();
     private final AtomicLong consumed = new AtomicLong();
-    private final IdleStrategy producerIdle = new BackoffIdleStrategy(64, 16, 1_000, 100_000);
+    private final IdleStrategy producerIdle = new BackoffIdleStrategy(1, 1, 20_000, 200_000);
     private final Thread worker;
     private volatile boolean finished;
     private volatile boolean stopped;
     private volatile Throwable failure;
     private long produced;
+
+    /**
+     * Whether to replay on two threads: only with at least {@link #MIN_PROCESSORS} processors. On the 2-core build
+     * machine, shared and busy, the second thread only added the copy and the hand-over (measured: more CPU time,
+     * no shorter runs), so there the replay stays on the reading thread. The system property
+     * {@code kvledger.replay.threads} (1 or 2) overrides the choice.
+     *
+     * @return true to use a pipeline.
+     */
+    static boolean worthIt()
+    {
+        final String forced = System.getProperty("kvledger.replay.threads");
+        if (null != forced)
+        {
+            return "2".equals(forced.trim());
+        }
+        return Runtime.getRuntime().availableProcessors() >= MIN_PROCESSORS;
+    }
 
     /**
      * Start the replay thread.
@@ -137,7 +156,7 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
 
     private void consume()
     {
-        final IdleStrategy idle = new BackoffIdleStrategy(64, 16, 1_000, 100_000);
+        final IdleStrategy idle = new BackoffIdleStrategy(1, 1, 20_000, 200_000);
         long next = 0;
         try
         {
