@@ -89,7 +89,7 @@ public final class ShadowModel
     /** The root node id; always live. */
     public static final long ROOT = 0;
 
-    private static final int RETIRED_LIMIT = 65_536;
+    private static final int RETIRED_LIMIT = 4_096;
     private static final int POOLS = 4;
     private static final int STATES = 5;
 
