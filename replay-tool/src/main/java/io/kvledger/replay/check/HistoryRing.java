@@ -36,7 +36,7 @@ final class HistoryRing
     HistoryRing(final int limit)
     {
         this.limit = limit;
-        this.data = new long[Math.min(limit, 4) * WORDS];
+        this.data = new long[Math.max(0, limit) * WORDS];
     }
 
     /**

@@ -3,6 +3,7 @@ package io.kvledger.replay.check;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.JournalHeader;
+import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
@@ -88,7 +89,7 @@ public final class ShadowModel
     /** The root node id; always live. */
     public static final long ROOT = 0;
 
-    private static final int RETIRED_LIMIT = 65_536;
+    private static final int RETIRED_LIMIT = 4_096;
     private static final int POOLS = 4;
     private static final int STATES = 5;
 
@@ -110,6 +111,8 @@ public final class ShadowModel
     private long documentRequest = InputRecord.NULL_ID;
     private final AdmissionWindows admission = new AdmissionWindows(findings);
     private final EffectList scratch = new EffectList(1);
+    private final List<long[]> admittedPrefixes = new ArrayList<>();
+    private final List<Long> startedRequests = new ArrayList<>();
     private boolean configured;
     private long documents;
     private long lastSequence = -1;
@@ -296,6 +299,10 @@ public final class ShadowModel
                 {
                     scope.droppedHolds.add(e.owner(i));
                 }
+                if (type == EffectType.ADMITTED && e.value1(i) > 0)
+                {
+                    admittedPrefixes.add(new long[]{e.owner(i), e.value1(i)});
+                }
                 admission.outcome(scope.sequence, e, i, type);
             }
             case HOLD_STAGED, HIT_PARKED, WAITED -> recordRequest(e.owner(i), e, i);
@@ -352,6 +359,14 @@ public final class ShadowModel
         {
             scope.ownerChangedMamba.add(slot.id);
         }
+        if (slot.pool == Pool.DEVICE_MAMBA && changed)
+        {
+            slot.undefined = to == SlotState.REQUEST;
+            if (prevState == SlotState.OP && to == SlotState.FREE)
+            {
+                checkRedundantRelease(slot, prevOwner);
+            }
+        }
         if (slot.liveTargets != null)
         {
             for (final OpTarget target : List.copyOf(slot.liveTargets))
@@ -363,6 +378,17 @@ public final class ShadowModel
             (to == SlotState.REQUEST || to == SlotState.NODE || to == SlotState.OP))
         {
             admission.allocated(scope.sequence, slot, to, owner, e, i);
+        }
+    }
+
+    /** I15: a load's own (redundant node) Mamba destination goes back to the free list only at the load's end. */
+    private void checkRedundantRelease(final ShadowSlot slot, final long opId)
+    {
+        final ShadowOp op = ops.get(opId);
+        if (op != null && op.kind == OpKind.LOAD && op.state.live())
+        {
+            slotFinding(Invariant.I15, slot, "redundant node slot of " + op.label() + " released before the " +
+                "load's ack or cancel, while the copy still writes it");
         }
     }
 
@@ -493,6 +519,7 @@ public final class ShadowModel
         if (e.type(i) == EffectType.CURSORS_RESET)
         {
             slot.dirty = false;
+            slot.undefined = false;
         }
         else if (slot.pool == Pool.DEVICE_MAMBA)
         {
@@ -680,6 +707,10 @@ public final class ShadowModel
         }
         recordOp(op, e, i);
         recordTargets(op, e, i);
+        if (terminal == ShadowOp.State.ACKED && op.state.live())
+        {
+            defineWrittenMamba(op);
+        }
         if (op.state == ShadowOp.State.QUEUED)
         {
             opFinding(Invariant.I19, op.id, op.label() + " " + terminal + " while QUEUED: it was never launched");
@@ -692,6 +723,18 @@ public final class ShadowModel
         if (op.state.live())
         {
             end(op, terminal);
+        }
+    }
+
+    /** An acked load or copy-on-write defined the content of the Mamba slots it wrote (I16). */
+    private void defineWrittenMamba(final ShadowOp op)
+    {
+        for (final OpTarget target : op.targets)
+        {
+            if (target.write() && target.pool == Pool.DEVICE_MAMBA)
+            {
+                slotAt(Pool.DEVICE_MAMBA, target.slot).undefined = false;
+            }
         }
     }
 
@@ -827,6 +870,10 @@ public final class ShadowModel
                     " (since #" + request.stateSequence + ")");
             }
         }
+        if (from == RequestState.ADMITTED && to == RequestState.RUNNING)
+        {
+            startedRequests.add(id);
+        }
         if (to != null && request != null)
         {
             request.state = to;
@@ -872,6 +919,8 @@ public final class ShadowModel
             }
         }
         checkCursors();
+        checkAdmittedPrefixes();
+        checkStartedRequests();
         for (final ShadowOp op : scope.ended)
         {
             checkEndedOp(op);
@@ -889,6 +938,77 @@ public final class ShadowModel
             checkNode(node);
         }
         checkConservation();
+    }
+
+    /**
+     * I3: an admitted request's device prefix is an unbroken path of live nodes from the root, ending at the node
+     * its FULL lock holds, exactly as deep as the prefix ADMITTED reports.
+     */
+    private void checkAdmittedPrefixes()
+    {
+        for (final long[] admitted : admittedPrefixes)
+        {
+            final long request = admitted[0];
+            final long prefix = admitted[1];
+            long node = -1;
+            for (final LockReceipt receipt : tree.heldBy(SlotState.REQUEST, request))
+            {
+                final ShadowNode n = tree.node(receipt.node());
+                if (receipt.component() == Component.FULL && n != null && n.live && n.depth == prefix)
+                {
+                    node = receipt.node();
+                }
+            }
+            if (node < 0)
+            {
+                requestFinding(Invariant.I3, request, "admitted with a device prefix of " + prefix + " pages but " +
+                    "it holds no FULL lock on a live node at that depth: the matched pages are not a locked path");
+                continue;
+            }
+            long pages = 0;
+            for (long n = node; n != ROOT; )
+            {
+                final ShadowNode at = tree.node(n);
+                if (at == null || !at.live)
+                {
+                    requestFinding(Invariant.I3, request, "admitted on node " + node + " whose ancestor " + n +
+                        " is not live: the matched path is broken");
+                    pages = -1;
+                    break;
+                }
+                pages += at.pages;
+                n = at.parent;
+            }
+            if (pages >= 0 && pages != prefix)
+            {
+                requestFinding(Invariant.I3, request, "admitted with a device prefix of " + prefix + " pages but " +
+                    "the path to node " + node + " holds " + pages + " pages");
+            }
+        }
+        admittedPrefixes.clear();
+    }
+
+    /** I16: a request's first forward reads only Mamba slots whose content is defined (reset or copied in). */
+    private void checkStartedRequests()
+    {
+        for (final long request : startedRequests)
+        {
+            for (final long key : owners.owned(SlotState.REQUEST, request))
+            {
+                if (OwnerIndex.pool(key) != Pool.DEVICE_MAMBA)
+                {
+                    continue;
+                }
+                final ShadowSlot slot = slotAt(Pool.DEVICE_MAMBA, OwnerIndex.slot(key));
+                if (slot.undefined)
+                {
+                    slotFinding(Invariant.I16, slot, "request " + request + " runs with this Mamba slot but its " +
+                        "content is undefined: no reset, copy-on-write or load wrote it since it was handed out");
+                    break;
+                }
+            }
+        }
+        startedRequests.clear();
     }
 
     private void settleQueuedTargets(final ShadowOp op)
@@ -1037,7 +1157,8 @@ public final class ShadowModel
         }
         if (mamba > 0)
         {
-            nodeFinding(Invariant.I14, id, "node " + id + " is not live but still owns a device Mamba slot");
+            nodeFinding(Invariant.I4, id, "node " + id + " lost its FULL data but still owns a device Mamba slot: " +
+                "FULL eviction must cascade to the node's Mamba state");
         }
     }
 

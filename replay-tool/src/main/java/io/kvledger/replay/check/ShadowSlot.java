@@ -17,6 +17,8 @@ final class ShadowSlot
     SlotState state = SlotState.FREE;
     long owner = -1;
     boolean dirty;
+    /** A request's Mamba slot whose content is not defined yet: no reset and no acked copy into it since (I16). */
+    boolean undefined;
     long dirtySequence = -1;
     long ownerSinceSequence;
     List<OpTarget> liveTargets;

@@ -1,7 +1,10 @@
 package io.kvledger.replay.cli;
 
 import io.kvledger.journal.JournalHeader;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.kvledger.replay.check.Invariant;
 import io.kvledger.replay.check.InvariantChecker;
+import io.kvledger.replay.check.InvariantCoverage;
 import io.kvledger.replay.check.ShadowModel;
 import io.kvledger.replay.check.Violation;
 import io.kvledger.replay.report.CheckReport;
@@ -9,16 +12,18 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.Locale;
 
 /**
  * {@code kvledger check JOURNAL [--json] [--html FILE] [--fail-fast]}: folds the recorded effects into the shadow
- * ownership model and checks invariants I1-I20 after every document. Exit 1 when any invariant broke.
+ * ownership model and checks the invariants after every document. Exit 1 when any invariant broke.
+ * {@code kvledger check --invariants} lists each of I1-I20 with how it is checked ({@link InvariantCoverage}).
  */
 @Command(
     name = "check",
     mixinStandardHelpOptions = true,
     description = {
-        "Check invariants I1-I20 after every document of a journal.",
+        "Check the invariants after every document of a journal (--invariants lists how each of I1-I20 is checked).",
         "Folds the recorded effects into a shadow ownership model, independent of the engine's logic. Each " +
             "violation names the document, the invariant, the slot or node, what went wrong and the history of " +
             "that slot."},
@@ -38,9 +43,17 @@ final class CheckCommand extends JournalCommand
     @Option(names = "--fail-fast", description = "Stop at the first document that breaks an invariant.")
     boolean failFast;
 
+    @Option(names = "--invariants", help = true,
+        description = "List invariants I1-I20 with how each is checked (no JOURNAL needed).")
+    boolean invariants;
+
     @Override
     public Integer call()
     {
+        if (invariants)
+        {
+            return listInvariants();
+        }
         final InvariantChecker checker =
             new InvariantChecker(failFast, MAX_REPORTED, ShadowModel.DEFAULT_HISTORY_LIMIT);
         final JournalInput input = input();
@@ -97,6 +110,37 @@ final class CheckCommand extends JournalCommand
                 .append(" (--fail-fast)");
         }
         return line.toString();
+    }
+
+    private int listInvariants()
+    {
+        if (json)
+        {
+            final ArrayNode array = Json.array();
+            for (final Invariant invariant : Invariant.values())
+            {
+                final InvariantCoverage.Row row = InvariantCoverage.of(invariant);
+                array.addObject().put("invariant", invariant.name()).put("checked", row.level().name())
+                    .put("description", invariant.description()).put("how", row.how());
+            }
+            out().println(Json.write(array));
+        }
+        else
+        {
+            out().printf(Locale.ROOT, "%d of 20 invariants checked by the checker, %d in part, %d only by the " +
+                "engine's verify(), %d not checked%n", InvariantCoverage.count(InvariantCoverage.Level.CHECKER),
+                InvariantCoverage.count(InvariantCoverage.Level.PARTIAL),
+                InvariantCoverage.count(InvariantCoverage.Level.ENGINE_VERIFY),
+                InvariantCoverage.count(InvariantCoverage.Level.NOT_CHECKED));
+            for (final Invariant invariant : Invariant.values())
+            {
+                final InvariantCoverage.Row row = InvariantCoverage.of(invariant);
+                out().printf(Locale.ROOT, "%-4s %-13s %s%n     how: %s%n", invariant.name(),
+                    row.level().name().toLowerCase(Locale.ROOT).replace('_', '-'), invariant.description(), row.how());
+            }
+        }
+        out().flush();
+        return KvledgerMain.EXIT_CLEAN;
     }
 
     private static String describe(final Violation violation)

@@ -116,6 +116,7 @@ class InvariantCheckerBugTest
             .inserted(NODE1, 0, 2, 2).alloc(KV, 0, NODE, NODE1).alloc(KV, 1, NODE, NODE1)
             .alloc(MAMBA, S, REQUEST, R1).alloc(MAMBA, N, NODE, NODE1).reset(S).reset(N)
             .locked(NODE1, Component.FULL, OP, LOAD, 1)
+            .locked(NODE1, Component.FULL, REQUEST, R1, 2)
             .transition(HOST_KV, 0, REQUEST, R1, OP, LOAD).transition(HOST_KV, 1, REQUEST, R1, OP, LOAD)
             .transition(HOST_MAMBA, 0, REQUEST, R1, OP, LOAD)
             .queued(LOAD, OpKind.LOAD, R1, read(HOST_KV, 0), read(HOST_KV, 1), read(HOST_MAMBA, 0),
@@ -251,7 +252,7 @@ class InvariantCheckerBugTest
     }
 
     @Test
-    void shouldReportI13WhenTheRedundantNodeSlotIsFreedAtQueueTime()
+    void shouldReportI15AndI13WhenTheRedundantNodeSlotIsFreedAtQueueTime()
     {
         final JournalFixture f = new JournalFixture();
         Scenarios.staged(f);
@@ -267,7 +268,10 @@ class InvariantCheckerBugTest
 
         final InvariantChecker checker = f.check();
 
-        assertFirst(checker, Invariant.I13, admit, "DEVICE_MAMBA:6");
+        final Violation first = assertFirst(checker, Invariant.I15, admit, "DEVICE_MAMBA:6");
+        assertTrue(first.explanation().startsWith("redundant node slot of LOAD 102"), first.explanation());
+        assertTrue(checker.violations().stream().anyMatch(v -> v.invariant() == Invariant.I13 &&
+            v.documentSequence() == admit), "the copy still targets the freed slot: I13 too");
     }
 
     @Test

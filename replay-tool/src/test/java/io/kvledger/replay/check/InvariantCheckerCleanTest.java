@@ -210,6 +210,7 @@ class InvariantCheckerCleanTest
         f.doc(InputType.ADMIT).request(R2)
             .reserved(R2, 2, 0)
             .alloc(MAMBA, 5, REQUEST, R2).alloc(MAMBA, 6, REQUEST, R2).reset(5).reset(6)
+            .locked(NODE1, Component.FULL, REQUEST, R2, 21)
             .locked(NODE1, Component.MAMBA, OP, 200, 20)
             .queued(200, OpKind.COW, R2, read(MAMBA, N), write(MAMBA, 5))
             .admitted(R2, -1, 2, 0, 200)

@@ -1,0 +1,103 @@
+package io.kvledger.replay.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static io.kvledger.replay.cli.CliRun.kvledger;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code kvledger explore} through the real command line: one line per seed, a seed repeats exactly, a fault switch
+ * is found and written under --out with its journal and shrunk reproducer, bad flags get one line and exit 2; and
+ * {@code check --invariants} lists all twenty invariants with how each is checked.
+ */
+class ExploreCommandTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldRepeatOneSeedExactly()
+    {
+        final CliRun first = kvledger("explore", "--first-seed", 7, "--seeds", 1, "--out", dir.resolve("a"));
+        final CliRun again = kvledger("explore", "--first-seed", 7, "--seeds", 1, "--out", dir.resolve("b"));
+
+        final String line = first.lines().get(1);
+        assertTrue(line.startsWith("seed 7  "), first.out());
+        assertTrue(line.contains(" | req "), line);
+        assertEquals(line, again.lines().get(1), "the same seed gives the same configuration and the same run");
+        assertEquals(first.exitCode(), again.exitCode());
+        assertTrue(first.lines().get(first.lines().size() - 1).startsWith("explored 1 seed(s) in "), first.out());
+    }
+
+    @Test
+    void shouldFindAFaultSwitchAndWriteItsJournalAndReproducer() throws Exception
+    {
+        final Path out = dir.resolve("found");
+
+        final CliRun run = kvledger("explore", "--seeds", 5, "--fault", "UNLOCK_TWICE_ON_FINISH", "--out", out)
+            .exits(KvledgerMain.EXIT_FOUND);
+
+        assertTrue(run.out().contains(" | I5 at #"), run.out());
+        final Path seedDir;
+        try (var dirs = Files.list(out))
+        {
+            final List<Path> found = dirs.toList();
+            assertEquals(1, found.size(), "stops at the first finding");
+            seedDir = found.get(0);
+        }
+        final String report = Files.readString(seedDir.resolve("report.txt"));
+        assertTrue(report.contains("found: I5 at document #"), report);
+        assertTrue(report.contains("configuration: "), report);
+        assertTrue(report.contains("history of node:"), report);
+        assertTrue(report.contains("shrunk: "), report);
+        final JsonNode check = kvledger("check", seedDir.resolve("shrunk"), "--json").exits(1).json();
+        assertEquals("I5", check.get("violations").get(0).get("invariant").asText());
+        assertTrue(check.get("documents").asLong() <= FaultMatrixTest.MAX_REPRODUCER, check.toString());
+        kvledger("check", seedDir.resolve("journal"), "--json").exits(1);
+    }
+
+    @Test
+    void shouldPrintOneJsonObject()
+    {
+        final JsonNode json = kvledger("explore", "--seeds", 2, "--json", "--keep-going", "--out", dir.resolve("j"))
+            .json();
+
+        assertEquals(2, json.get("seeds").asLong());
+        assertTrue(json.get("documents").asLong() > 0, json.toString());
+        assertTrue(json.has("seedsPerMinute") && json.has("documentsPerSecond") && json.has("findings"),
+            json.toString());
+    }
+
+    @Test
+    void shouldRefuseBadFlagsWithOneLine()
+    {
+        assertTrue(kvledger("explore", "--seeds", 0).failsWithOneLine().contains("--seeds"));
+        assertTrue(kvledger("explore", "--seeds", 3, "--minutes", 1).failsWithOneLine().contains("not both"));
+        assertTrue(kvledger("explore", "--minutes", -1).failsWithOneLine().contains("--minutes"));
+        assertTrue(kvledger("explore", "--fault", "NO_SUCH_SWITCH").failsWithOneLine().contains("NO_SUCH_SWITCH"));
+        assertTrue(kvledger("explore", "--seeds", "many").failsWithOneLine().contains("many"));
+    }
+
+    @Test
+    void shouldListEveryInvariantWithHowItIsChecked()
+    {
+        final CliRun run = kvledger("check", "--invariants").exits(0);
+        final JsonNode json = kvledger("check", "--invariants", "--json").exits(0).json();
+
+        assertEquals(20, json.size());
+        for (int i = 0; i < 20; i++)
+        {
+            assertEquals("I" + (i + 1), json.get(i).get("invariant").asText());
+            assertTrue(run.out().contains("\nI" + (i + 1) + " "), run.out());
+            assertTrue(!json.get(i).get("how").asText().isEmpty());
+        }
+        assertTrue(run.firstLine().contains("of 20 invariants checked"), run.out());
+    }
+}
