@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * Child process of {@link JournalCrashTest}: appends seeded documents as fast as it can and reports how many have
+ * Child process of {@link JournalCrashIT}: appends seeded documents as fast as it can and reports how many have
  * been appended, until it is killed.
  */
 public final class CrashWriterMain

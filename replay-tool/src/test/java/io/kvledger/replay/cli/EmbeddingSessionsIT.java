@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * point, including under launched loads and copies, chunk, finish, ticks that evict) against a live controller with
  * slow copies. With no fault switch on, the journal must check clean and replay identically.
  */
-class EmbeddingSessionsTest
+class EmbeddingSessionsIT
 {
     private static final int THREADS = 4;
     private static final int CALLS_PER_THREAD = 3_000;

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Kills a writing child JVM with SIGKILL at seeded random moments; what it journaled must read back as a valid,
  * contiguous prefix holding at least every document the child reported as appended.
  */
-class JournalCrashTest
+class JournalCrashIT
 {
     private static final long SEED = 0xC0FFEE;
     private static final int KILLS = 20;
@@ -79,7 +79,7 @@ class JournalCrashTest
             JournalTestData.deleteRecursively(dir);
         }
 
-        System.out.println("JournalCrashTest: " + KILLS + " kills in " + (System.nanoTime() - start) / 1_000_000 +
+        System.out.println("JournalCrashIT: " + KILLS + " kills in " + (System.nanoTime() - start) / 1_000_000 +
             " ms, " + totalDocuments + " documents read back, outcomes " + tally);
     }
 

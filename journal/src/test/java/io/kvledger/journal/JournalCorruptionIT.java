@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Truncates and bit-flips copies of a real journal; every read must end CLEAN, TORN_TAIL or CORRUPT, deliver only
  * documents equal to the originals, and return promptly.
  */
-class JournalCorruptionTest
+class JournalCorruptionIT
 {
     private static final long SEED = 0x5EED_C0DEL;
     private static final int DOCUMENTS = 300;
@@ -87,7 +87,7 @@ class JournalCorruptionTest
             JournalTestData.deleteRecursively(copy);
         }
 
-        System.out.println("JournalCorruptionTest: " + TRIALS + " trials in " +
+        System.out.println("JournalCorruptionIT: " + TRIALS + " trials in " +
             (System.nanoTime() - start) / 1_000_000 + " ms, outcomes " + tally);
     }
 
