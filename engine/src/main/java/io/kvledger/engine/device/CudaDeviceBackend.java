@@ -161,7 +161,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         batchOk = new boolean[batches.length];
         batchBytes = new long[batches.length];
         freeBatches = new ClaimPool<>(batches.length);
-        submitted = new ManyToOneConcurrentArrayQueue[STREAMS];
+        submitted = newQueues(STREAMS);
         for (int s = 0; s < STREAMS; s++)
         {
             inFlight[s] = new CopyBatch[batches.length];
@@ -555,6 +555,15 @@ public final class CudaDeviceBackend implements DeviceBackend
         releaseResources();
     }
 
+    @SuppressWarnings("unchecked")
+    private static ManyToOneConcurrentArrayQueue<CopyBatch>[] newQueues(final int count)
+    {
+        return (ManyToOneConcurrentArrayQueue<CopyBatch>[])new ManyToOneConcurrentArrayQueue<?>[count];
+    }
+
+    // CU_CTX_MAP_HOST is deprecated (mapping is on by default on current drivers) but still honoured; the mapped
+    // host pools the copy kernel reads need it on older ones, so it stays, verified on the H200.
+    @SuppressWarnings("deprecation")
     private String createContext(final int ordinal)
     {
         final int[] count = new int[1];

@@ -248,6 +248,6 @@ class StatCommandTest
 
     private static Iterable<Map.Entry<String, JsonNode>> iterable(final JsonNode node)
     {
-        return node::fields;
+        return node.properties();
     }
 }

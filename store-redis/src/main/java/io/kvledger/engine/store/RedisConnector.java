@@ -113,6 +113,9 @@ public final class RedisConnector implements AutoCloseable
      * @throws IllegalArgumentException for a malformed URI or namespace, or when Redis cannot be reached; the
      *                                  message is one line meant for a user.
      */
+    // Lettuce 7 deprecates the adaptive refresh trigger builders without a replacement that keeps topology
+    // refreshes on MOVED/ASK redirects; they still work, so they stay until Lettuce offers one.
+    @SuppressWarnings("deprecation")
     public static RedisConnector connect(final List<String> uris, final String namespace, final Duration timeout)
     {
         if (uris.isEmpty())

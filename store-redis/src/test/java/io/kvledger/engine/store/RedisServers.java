@@ -239,7 +239,10 @@ public final class RedisServers implements AutoCloseable
             {
                 try (ServerSocket bus = new ServerSocket(port + 10_000, 1, InetAddress.getLoopbackAddress()))
                 {
-                    return port;
+                    if (bus.isBound())
+                    {
+                        return port;
+                    }
                 }
                 catch (final IOException busy)
                 {
