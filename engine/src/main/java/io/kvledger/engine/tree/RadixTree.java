@@ -1313,46 +1313,55 @@ public final class RadixTree
     // Package-private views for the verifier
     // ------------------------------------------------------------------------------------------------------------
 
+    /** @return the FULL LRU of all non-root nodes. */
     LruList nodeLru()
     {
         return nodeLru;
     }
 
+    /** @return the MAMBA LRU of the nodes holding a Mamba state. */
     LruList mambaLru()
     {
         return mambaLru;
     }
 
+    /** @return the child index. */
     ChildIndex childIndex()
     {
         return children;
     }
 
+    /** @return the lock receipt table. */
     LockReceipts receipts()
     {
         return receipts;
     }
 
+    /** @return the device KV pool. */
     SlotPool kvPool()
     {
         return kvPool;
     }
 
+    /** @return the device Mamba pool, or null. */
     SlotPool mambaPool()
     {
         return mambaPool;
     }
 
+    /** @param index 0 .. freeNodeCount() - 1. @return that entry of the free node stack. */
     int freeNodeAt(final int index)
     {
         return freeNodes[index];
     }
 
+    /** @param node any node id, live or not. @return its Mamba slot field. */
     int rawMambaSlot(final int node)
     {
         return mambaSlot[node];
     }
 
+    /** @param node any node id, live or not. @return its loading op field. */
     long rawLoadingOp(final int node)
     {
         return loadingOp[node];
