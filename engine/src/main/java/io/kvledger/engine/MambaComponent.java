@@ -4,6 +4,7 @@ import io.kvledger.engine.slot.MambaCursors;
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.tree.RadixTree;
+import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.SlotState;
@@ -493,7 +494,7 @@ final class MambaComponent implements TreeComponent
         {
             if (working[r] != NONE || tracking[r * 2] != NONE)
             {
-                h += RequestTable.mix(r ^ ((long)working[r] << 20) ^ ((long)tracking[r * 2] << 40) ^
+                h += Hashing.mixGamma(r ^ ((long)working[r] << 20) ^ ((long)tracking[r * 2] << 40) ^
                     ((long)tracking[r * 2 + 1] << 52));
             }
         }

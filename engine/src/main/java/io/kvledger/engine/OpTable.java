@@ -1,5 +1,6 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.OpKind;
 import org.agrona.collections.Long2LongHashMap;
@@ -280,12 +281,12 @@ public final class OpTable
         {
             if (kind[s] != null)
             {
-                long x = RequestTable.mix(id[s] ^ ((long)kind[s].value() << 56) ^ ((long)state[s] << 48));
-                x = RequestTable.mix(x ^ request[s] ^ ((long)node[s] << 32));
+                long x = Hashing.mixGamma(id[s] ^ ((long)kind[s].value() << 56) ^ ((long)state[s] << 48));
+                x = Hashing.mixGamma(x ^ request[s] ^ ((long)node[s] << 32));
                 final int base = s * maxMoves;
                 for (int i = 0; i < moveCount[s]; i++)
                 {
-                    x = RequestTable.mix(x ^ srcPool[base + i] ^ ((long)srcSlot[base + i] << 8) ^
+                    x = Hashing.mixGamma(x ^ srcPool[base + i] ^ ((long)srcSlot[base + i] << 8) ^
                         ((long)dstPool[base + i] << 40) ^ ((long)dstSlot[base + i] << 16));
                 }
                 h += x;

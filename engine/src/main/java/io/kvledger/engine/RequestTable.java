@@ -1,5 +1,6 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.RequestState;
 import org.agrona.collections.Long2LongHashMap;
 
@@ -190,17 +191,17 @@ final class RequestTable
             if (state[s] != null)
             {
                 long x = id[s] * 0x9E3779B97F4A7C15L;
-                x = mix(x ^ state[s].value());
-                x = mix(x ^ pages[s]);
-                x = mix(x ^ holdStart[s] ^ ((long)holdPages[s] << 20));
-                x = mix(x ^ deferCount[s] ^ ((long)validPages[s] << 24) ^ ((long)cachedPages[s] << 44));
-                x = mix(x ^ loadOp[s] ^ (cowOp[s] << 32));
-                x = mix(x ^ lockedNode[s] ^ ((long)parkPages[s] << 32));
-                x = mix(x ^ (prefixReceipt[s] != NONE ? 1 : 0) ^ (namespace[s] << 1));
+                x = Hashing.mixGamma(x ^ state[s].value());
+                x = Hashing.mixGamma(x ^ pages[s]);
+                x = Hashing.mixGamma(x ^ holdStart[s] ^ ((long)holdPages[s] << 20));
+                x = Hashing.mixGamma(x ^ deferCount[s] ^ ((long)validPages[s] << 24) ^ ((long)cachedPages[s] << 44));
+                x = Hashing.mixGamma(x ^ loadOp[s] ^ (cowOp[s] << 32));
+                x = Hashing.mixGamma(x ^ lockedNode[s] ^ ((long)parkPages[s] << 32));
+                x = Hashing.mixGamma(x ^ (prefixReceipt[s] != NONE ? 1 : 0) ^ (namespace[s] << 1));
                 final int off = offset(s);
                 for (int i = 0; i < validPages[s]; i++)
                 {
-                    x = mix(x ^ pageIds[off + i]);
+                    x = Hashing.mixGamma(x ^ pageIds[off + i]);
                 }
                 h += x;
             }
@@ -208,11 +209,14 @@ final class RequestTable
         return h;
     }
 
+    /**
+     * Kept for the callers in {@link CacheStateMachine}; new code calls {@link Hashing#mixGamma} directly.
+     *
+     * @param value to mix.
+     * @return {@link Hashing#mixGamma}{@code (value)}.
+     */
     static long mix(final long value)
     {
-        long z = value + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return Hashing.mixGamma(value);
     }
 }

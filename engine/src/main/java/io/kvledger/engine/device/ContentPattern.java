@@ -1,5 +1,6 @@
 package io.kvledger.engine.device;
 
+import io.kvledger.engine.util.Hashing;
 import org.agrona.MutableDirectBuffer;
 
 import java.nio.ByteOrder;
@@ -12,8 +13,6 @@ import java.nio.ByteOrder;
  */
 public final class ContentPattern
 {
-    private static final long GOLDEN_GAMMA = 0x9E3779B97F4A7C15L;
-
     private ContentPattern()
     {
     }
@@ -33,15 +32,15 @@ public final class ContentPattern
         int index = offset;
         while (index + 8 <= end)
         {
-            state += GOLDEN_GAMMA;
-            buffer.putLong(index, mix(state), ByteOrder.LITTLE_ENDIAN);
+            state += Hashing.GOLDEN_GAMMA;
+            buffer.putLong(index, Hashing.splitMix(state), ByteOrder.LITTLE_ENDIAN);
             index += 8;
         }
 
         if (index < end)
         {
-            state += GOLDEN_GAMMA;
-            long value = mix(state);
+            state += Hashing.GOLDEN_GAMMA;
+            long value = Hashing.splitMix(state);
             while (index < end)
             {
                 buffer.putByte(index, (byte)value);
@@ -49,14 +48,5 @@ public final class ContentPattern
                 index++;
             }
         }
-    }
-
-    private static long mix(final long input)
-    {
-        long z = input;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-
-        return z ^ (z >>> 31);
     }
 }

@@ -1,5 +1,6 @@
 package io.kvledger.engine.device;
 
+import io.kvledger.engine.util.AgentWorker;
 import io.kvledger.journal.codec.DeviceKind;
 import io.kvledger.journal.codec.Pool;
 import jcuda.Pointer;
@@ -16,8 +17,8 @@ import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 import org.agrona.BufferUtil;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -91,7 +92,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final ManyToOneConcurrentArrayQueue<CopyBatch>[] submitted;
     private final FaultInjector[] faults = new FaultInjector[STREAMS];
     private final boolean faultsActive;
-    private final Thread[] streamThreads = new Thread[STREAMS];
+    private final AgentWorker[] streamWorkers = new AgentWorker[STREAMS];
     private final CUstream[] streams = new CUstream[STREAMS];
     private final Object scratchLock = new Object();
     private final String deviceName;
@@ -191,10 +192,7 @@ public final class CudaDeviceBackend implements DeviceBackend
 
         for (int s = 0; s < STREAMS; s++)
         {
-            final int stream = s;
-            streamThreads[s] = new Thread(() -> runStreamLoop(stream),
-                s == LOAD_STREAM ? "kvledger-cuda-load" : "kvledger-cuda-compute");
-            streamThreads[s].setDaemon(true);
+            streamWorkers[s] = new AgentWorker(new StreamAgent(s), new BackoffIdleStrategy(100, 50, 1_000, 200_000));
         }
     }
     /**
@@ -266,9 +264,9 @@ public final class CudaDeviceBackend implements DeviceBackend
         this.listener = listener;
         running = true;
         started = true;
-        for (final Thread t : streamThreads)
+        for (final AgentWorker worker : streamWorkers)
         {
-            t.start();
+            worker.start();
         }
     }
 
@@ -528,24 +526,9 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
         if (started)
         {
-            boolean interrupted = false;
-            for (final Thread t : streamThreads)
+            for (final AgentWorker worker : streamWorkers)
             {
-                while (t.isAlive())
-                {
-                    try
-                    {
-                        t.join();
-                    }
-                    catch (final InterruptedException ex)
-                    {
-                        interrupted = true;
-                    }
-                }
-            }
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
+                worker.close();
             }
         }
         if (Boolean.getBoolean("kvledger.cuda.stats"))
@@ -823,13 +806,31 @@ public final class CudaDeviceBackend implements DeviceBackend
         return COMPUTE_STREAM;
     }
 
-    private void runStreamLoop(final int stream)
+    /**
+     * One stream's thread: binds the context on start, then each duty cycle issues queued batches while the
+     * stream has room in flight and polls the in-flight ones for completion; once the backend stops running and
+     * nothing is queued or in flight, it ends.
+     */
+    private final class StreamAgent implements Agent
     {
-        final boolean contextOk = record(JCudaDriver.cuCtxSetCurrent(context));
-        final IdleStrategy idle = new BackoffIdleStrategy(100, 50, 1_000, 200_000);
-        final ManyToOneConcurrentArrayQueue<CopyBatch> queue = submitted[stream];
-        final int capacity = inFlight[stream].length;
-        while (true)
+        private final int stream;
+        private final ManyToOneConcurrentArrayQueue<CopyBatch> queue;
+        private final int capacity;
+        private boolean contextOk;
+
+        StreamAgent(final int stream)
+        {
+            this.stream = stream;
+            this.queue = submitted[stream];
+            this.capacity = inFlight[stream].length;
+        }
+
+        public void onStart()
+        {
+            contextOk = record(JCudaDriver.cuCtxSetCurrent(context));
+        }
+
+        public int doWork()
         {
             int work = 0;
             CopyBatch batch;
@@ -840,18 +841,16 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             work += pollCompletions(stream);
 
-            if (work > 0)
+            if (0 == work && !running && inFlightSize[stream] == 0 && queue.isEmpty())
             {
-                idle.reset();
+                throw AgentWorker.drained();
             }
-            else if (!running && inFlightSize[stream] == 0 && queue.isEmpty())
-            {
-                break;
-            }
-            else
-            {
-                idle.idle();
-            }
+            return work;
+        }
+
+        public String roleName()
+        {
+            return LOAD_STREAM == stream ? "kvledger-cuda-load" : "kvledger-cuda-compute";
         }
     }
 

@@ -2,8 +2,9 @@ package io.kvledger.engine.device;
 
 import io.kvledger.journal.codec.DeviceKind;
 import io.kvledger.journal.codec.Pool;
+import io.kvledger.engine.util.AgentWorker;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.List;
@@ -18,8 +19,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>
  * Thread ownership: claim and submit from the engine's dispatch thread; the copy thread owns the fault injector
  * and runs the listener; {@link #slot(Pool, int)}, {@link #fill(Pool, int, long)} and {@link #digest(Pool, int)}
- * work from any thread the engine's ownership table allows. Allocation-free after construction. The copy thread
- * idles with a {@link BackoffIdleStrategy} that parks quickly, so it costs little on a 2-core machine.
+ * work from any thread the engine's ownership table allows. Allocation-free after construction. Each stream's
+ * copy thread is an {@link AgentWorker} running a {@code CopyAgent}; it idles with a {@link BackoffIdleStrategy}
+ * that parks quickly, so it costs little on a 2-core machine, and on close it finishes the batches already
+ * submitted before it stops.
  */
 public final class HostDeviceBackend implements DeviceBackend
 {
@@ -40,7 +43,7 @@ public final class HostDeviceBackend implements DeviceBackend
     private final List<ManyToOneConcurrentArrayQueue<CopyBatch>> submitted;
     private final FaultInjector[] faults = new FaultInjector[STREAMS];
     private final boolean faultsActive;
-    private final Thread[] copyThreads = new Thread[STREAMS];
+    private final AgentWorker[] copyWorkers = new AgentWorker[STREAMS];
     private final long[] streamCompleted = new long[STREAMS * 8];
     private final long[] streamFailed = new long[STREAMS * 8];
     private final long[] streamBytes = new long[STREAMS * 8];
@@ -80,9 +83,7 @@ public final class HostDeviceBackend implements DeviceBackend
         for (int s = 0; s < STREAMS; s++)
         {
             faults[s] = new FaultInjector(config);
-            final int stream = s;
-            copyThreads[s] = new Thread(() -> runCopyLoop(stream), s == LOAD_STREAM ? "kvledger-copy-load" : "kvledger-copy-compute");
-            copyThreads[s].setDaemon(true);
+            copyWorkers[s] = new AgentWorker(new CopyAgent(s), new BackoffIdleStrategy(10, 20, 1_000, 1_000_000));
         }
         faultsActive = faults[0].active();
     }
@@ -115,9 +116,9 @@ public final class HostDeviceBackend implements DeviceBackend
         this.listener = listener;
         running = true;
         started = true;
-        for (final Thread t : copyThreads)
+        for (final AgentWorker worker : copyWorkers)
         {
-            t.start();
+            worker.start();
         }
     }
 
@@ -270,24 +271,9 @@ public final class HostDeviceBackend implements DeviceBackend
         }
         if (started)
         {
-            boolean interrupted = false;
-            for (final Thread copyThread : copyThreads)
+            for (final AgentWorker worker : copyWorkers)
             {
-                while (copyThread.isAlive())
-                {
-                    try
-                    {
-                        copyThread.join();
-                    }
-                    catch (final InterruptedException ex)
-                    {
-                        interrupted = true;
-                    }
-                }
-            }
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
+                worker.close();
             }
         }
     }
@@ -319,29 +305,39 @@ public final class HostDeviceBackend implements DeviceBackend
         return COMPUTE_STREAM;
     }
 
-    private void runCopyLoop(final int stream)
+    /**
+     * One stream's copy thread: performs the stream's submitted batches in order, one per duty cycle; once the
+     * backend stops running and the stream's queue is empty, it ends.
+     */
+    private final class CopyAgent implements Agent
     {
-        final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
-        final ManyToOneConcurrentArrayQueue<CopyBatch> queue = submitted.get(stream);
-        while (true)
+        private final int stream;
+        private final ManyToOneConcurrentArrayQueue<CopyBatch> queue;
+
+        CopyAgent(final int stream)
+        {
+            this.stream = stream;
+            this.queue = submitted.get(stream);
+        }
+
+        public int doWork()
         {
             final CopyBatch batch = queue.poll();
             if (null != batch)
             {
-                idle.reset();
                 process(batch, stream);
+                return 1;
             }
-            else if (!running)
+            if (!running && queue.isEmpty())
             {
-                if (queue.isEmpty())
-                {
-                    break;
-                }
+                throw AgentWorker.drained();
             }
-            else
-            {
-                idle.idle();
-            }
+            return 0;
+        }
+
+        public String roleName()
+        {
+            return LOAD_STREAM == stream ? "kvledger-copy-load" : "kvledger-copy-compute";
         }
     }
 

@@ -1,5 +1,7 @@
 package io.kvledger.engine.sim;
 
+import io.kvledger.engine.util.Hashing;
+
 /**
  * Content identities used by the serving loop: a KV page's content is a function of its fingerprint, a recurrent
  * state's content a function of the fingerprint of the page it was computed at. So bytes loaded back from L3 can
@@ -21,7 +23,7 @@ public final class ContentSeeds
      */
     public static long kvPage(final long hi, final long lo)
     {
-        return mix(hi ^ Long.rotateLeft(lo, 17));
+        return Hashing.mixGamma(hi ^ Long.rotateLeft(lo, 17));
     }
 
     /**
@@ -31,14 +33,6 @@ public final class ContentSeeds
      */
     public static long state(final long hi, final long lo)
     {
-        return mix(lo ^ Long.rotateLeft(hi, 29) ^ 0x51A7E_0000L);
-    }
-
-    private static long mix(final long value)
-    {
-        long z = value + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
+        return Hashing.mixGamma(lo ^ Long.rotateLeft(hi, 29) ^ 0x51A7E_0000L);
     }
 }

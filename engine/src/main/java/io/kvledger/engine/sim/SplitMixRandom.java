@@ -1,5 +1,7 @@
 package io.kvledger.engine.sim;
 
+import io.kvledger.engine.util.Hashing;
+
 /**
  * The draws of {@link java.util.SplittableRandom} made with {@code new SplittableRandom(seed)} ({@code nextInt()},
  * {@code nextInt(bound)}, {@code nextLong()}, {@code nextDouble()}), with its one word of state readable and
@@ -46,12 +48,12 @@ final class SplitMixRandom
 
     long nextLong()
     {
-        return mix64(nextSeed());
+        return Hashing.splitMix(nextSeed());
     }
 
     double nextDouble()
     {
-        return (mix64(nextSeed()) >>> 11) * DOUBLE_UNIT;
+        return (Hashing.splitMix(nextSeed()) >>> 11) * DOUBLE_UNIT;
     }
 
     int nextInt(final int bound)
@@ -81,14 +83,6 @@ final class SplitMixRandom
     {
         seed += GOLDEN_GAMMA;
         return seed;
-    }
-
-    private static long mix64(final long value)
-    {
-        long z = value;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
     }
 
     private static int mix32(final long value)

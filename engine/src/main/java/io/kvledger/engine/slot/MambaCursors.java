@@ -1,6 +1,7 @@
 package io.kvledger.engine.slot;
 
 import io.kvledger.engine.Effects;
+import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.Pool;
 
 /**
@@ -92,12 +93,12 @@ public final class MambaCursors
      */
     public long stateHash()
     {
-        long hash = SlotPool.mix(writePos.length);
+        long hash = Hashing.mix(writePos.length);
         for (int slot = 0; slot < writePos.length; slot++)
         {
-            final long entry = SlotPool.mix(writePos[slot] * 0x9E3779B97F4A7C15L +
-                SlotPool.mix(cacheBase[slot] + 0x632BE59BD9B4E019L) + SlotPool.mix(isFlush[slot] ^ slot));
-            hash = SlotPool.mix(hash * 0x9E3779B97F4A7C15L + entry);
+            final long entry = Hashing.mix(writePos[slot] * 0x9E3779B97F4A7C15L +
+                Hashing.mix(cacheBase[slot] + 0x632BE59BD9B4E019L) + Hashing.mix(isFlush[slot] ^ slot));
+            hash = Hashing.mix(hash * 0x9E3779B97F4A7C15L + entry);
         }
         return hash;
     }

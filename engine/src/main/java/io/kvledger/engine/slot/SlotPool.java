@@ -3,6 +3,7 @@ package io.kvledger.engine.slot;
 import io.kvledger.engine.EngineBugException;
 import io.kvledger.engine.Effects;
 import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.SlotState;
 
@@ -471,29 +472,13 @@ public final class SlotPool
      */
     public long stateHash()
     {
-        long hash = mix(pool.value() + 0x9E3779B97F4A7C15L * capacity);
+        long hash = Hashing.mix(pool.value() + 0x9E3779B97F4A7C15L * capacity);
         for (int id = 0; id < capacity; id++)
         {
-            final long entry = mix(((long)id << 8 | state[id]) ^ mix(owner[id] + 0x632BE59BD9B4E019L));
-            hash = mix(hash * 0x9E3779B97F4A7C15L + entry);
+            final long entry =
+                Hashing.mix(((long)id << 8 | state[id]) ^ Hashing.mix(owner[id] + 0x632BE59BD9B4E019L));
+            hash = Hashing.mix(hash * 0x9E3779B97F4A7C15L + entry);
         }
         return hash;
-    }
-
-    /**
-     * The murmur3 64-bit finaliser, a good 64-bit mixer.
-     *
-     * @param value to mix.
-     * @return mixed value.
-     */
-    static long mix(final long value)
-    {
-        long h = value;
-        h ^= h >>> 33;
-        h *= 0xFF51AFD7ED558CCDL;
-        h ^= h >>> 33;
-        h *= 0xC4CEB9FE1A85EC53L;
-        h ^= h >>> 33;
-        return h;
     }
 }

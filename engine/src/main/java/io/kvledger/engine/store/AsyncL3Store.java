@@ -2,11 +2,12 @@ package io.kvledger.engine.store;
 
 import io.kvledger.engine.device.ClaimPool;
 import io.kvledger.engine.device.HostStaging;
+import io.kvledger.engine.util.AgentWorker;
 import io.kvledger.journal.codec.Pool;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.io.IOException;
@@ -17,7 +18,8 @@ import java.io.IOException;
  * A subclass supplies only object storage: whether an object exists, read one, write one.
  * <p>
  * Thread ownership: the public operations may be called from any thread (one, the engine's dispatch thread, by
- * design); the abstract object methods and the listener run only on the I/O thread.
+ * design); the abstract object methods and the listener run only on the I/O thread, an {@link AgentWorker}
+ * running the {@code IoAgent}, which on close finishes the operations already submitted before it stops.
  */
 abstract class AsyncL3Store implements L3Store
 {
@@ -50,8 +52,7 @@ abstract class AsyncL3Store implements L3Store
     private final Runnable openCheck = this::checkOpen;
     private final Runnable runningCheck = this::checkRunning;
     private final ManyToOneConcurrentArrayQueue<StorePlan> submitted;
-    private final IdleStrategy idleStrategy = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
-    private final Thread ioThread;
+    private final AgentWorker ioWorker;
 
     private volatile StoreListener listener;
     private volatile boolean started;
@@ -87,8 +88,7 @@ abstract class AsyncL3Store implements L3Store
             freeWrites.release(new WritePlan(this, maxPagesPerOp, kvSlots, mambaSlots));
         }
 
-        ioThread = new Thread(this::runIoLoop, threadName);
-        ioThread.setDaemon(true);
+        ioWorker = new AgentWorker(new IoAgent(threadName), new BackoffIdleStrategy(10, 20, 1_000, 1_000_000));
     }
 
     /**
@@ -146,7 +146,7 @@ abstract class AsyncL3Store implements L3Store
         this.listener = listener;
         running = true;
         started = true;
-        ioThread.start();
+        ioWorker.start();
     }
 
     /**
@@ -254,22 +254,7 @@ abstract class AsyncL3Store implements L3Store
         }
         if (started)
         {
-            boolean interrupted = false;
-            while (ioThread.isAlive())
-            {
-                try
-                {
-                    ioThread.join();
-                }
-                catch (final InterruptedException ex)
-                {
-                    interrupted = true;
-                }
-            }
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
-            }
+            ioWorker.close();
         }
         onClosed();
     }
@@ -314,28 +299,37 @@ abstract class AsyncL3Store implements L3Store
         }
     }
 
-    private void runIoLoop()
+    /**
+     * The I/O thread: runs the submitted operations in order, one per duty cycle; once the store stops running
+     * and the queue is empty, it ends.
+     */
+    private final class IoAgent implements Agent
     {
-        final IdleStrategy idle = idleStrategy;
-        while (true)
+        private final String roleName;
+
+        IoAgent(final String roleName)
+        {
+            this.roleName = roleName;
+        }
+
+        public int doWork()
         {
             final StorePlan plan = submitted.poll();
             if (null != plan)
             {
-                idle.reset();
                 process(plan);
+                return 1;
             }
-            else if (!running)
+            if (!running && submitted.isEmpty())
             {
-                if (submitted.isEmpty())
-                {
-                    break;
-                }
+                throw AgentWorker.drained();
             }
-            else
-            {
-                idle.idle();
-            }
+            return 0;
+        }
+
+        public String roleName()
+        {
+            return roleName;
         }
     }
 

@@ -4,9 +4,9 @@ import io.kvledger.engine.EngineBugException;
 import io.kvledger.engine.Effects;
 import io.kvledger.engine.ResultCode;
 import io.kvledger.engine.slot.SlotPool;
+import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.SlotState;
-import org.agrona.collections.Long2LongHashMap;
 
 /**
  * Radix tree over page-fingerprint sequences, the device cache index.
@@ -29,9 +29,10 @@ import org.agrona.collections.Long2LongHashMap;
  * Storage: node fields are parallel primitive arrays indexed by node id; free node ids form a LIFO stack that
  * hands out ascending ids at first. A node's pages are a singly linked list threaded through arrays indexed by
  * the KV page id itself (next page, fingerprint high and low word), so a split relinks k pages and copies
- * nothing. Children are found through one open-addressing table keyed by (parent, first-page fingerprint),
- * linear probing with backward-shift deletion, at most half full. Lock receipts are increasing longs mapped to
- * a preallocated receipt table.
+ * nothing. The tree owns these node and page arrays, the walk, the lock counts and the incrementally kept
+ * evictable-page count; it hands four jobs to collaborators in this package: {@link ChildIndex} finds a child by
+ * (parent, first-page fingerprint), {@link LockReceipts} keeps the held locks by receipt, two {@link LruList}s
+ * keep the access order, and {@link TreeVerifier} checks the invariants from scratch.
  * <p>
  * LRU: all non-root nodes sit on an intrusive FULL list in last-access order; {@link #touch} moves the node and
  * then its ancestors to the most-recent end, so a node always precedes its ancestors on the list (checked by
@@ -50,13 +51,11 @@ public final class RadixTree
     public static final long NO_OP = -1;
 
     private static final int NIL = -1;
-    private static final int EMPTY = -1;
     private static final byte FULL_CODE = (byte)Component.FULL.value();
     private static final byte MAMBA_CODE = (byte)Component.MAMBA.value();
     private static final byte OP_CODE = (byte)SlotState.OP.value();
 
     private final int maxNodes;
-    private final int maxReceipts;
     private final SlotPool kvPool;
     private final SlotPool mambaPool;
     private final Effects effects;
@@ -80,36 +79,15 @@ public final class RadixTree
     private int freeNodeTop;
     private int liveNodes;
 
-    private final int[] lruPrev;
-    private final int[] lruNext;
-    private int lruHead = NIL;
-    private int lruTail = NIL;
-    private final int[] mambaPrev;
-    private final int[] mambaNext;
-    private int mambaHead = NIL;
-    private int mambaTail = NIL;
-    private int mambaNodes;
+    private final LruList nodeLru;
+    private final LruList mambaLru;
 
     private final int[] nextPage;
     private final long[] pageHi;
     private final long[] pageLo;
 
-    private final int mapMask;
-    private final int[] mapParent;
-    private final long[] mapHi;
-    private final long[] mapLo;
-    private final int[] mapChild;
-    private int mapSize;
-
-    private final long[] receiptId;
-    private final int[] receiptNode;
-    private final byte[] receiptComponent;
-    private final byte[] receiptKind;
-    private final long[] receiptHolder;
-    private final int[] freeReceipts;
-    private int freeReceiptTop;
-    private final Long2LongHashMap receiptSlots;
-    private long nextReceipt = 1;
+    private final ChildIndex children;
+    private final LockReceipts receipts;
 
     private int walkNode;
     private int walkPages;
@@ -123,14 +101,8 @@ public final class RadixTree
     private int evictablePageCount;
 
     private final boolean[] pageMark;
-    private final boolean[] nodeFlag;
-    private final boolean[] blockedBelow;
     private final int[] deletedChildren;
-    private final int[] scratchA;
-    private final int[] scratchB;
-    private final int[] scratchC;
-    private final int[] scratchD;
-    private final int[] scratchE;
+    private final TreeVerifier verifier;
 
     /**
      * @param maxNodes    node pool size, the root included.
@@ -147,7 +119,6 @@ public final class RadixTree
             throw new IllegalArgumentException("maxNodes=" + maxNodes + " maxReceipts=" + maxReceipts);
         }
         this.maxNodes = maxNodes;
-        this.maxReceipts = maxReceipts;
         this.kvPool = kvPool;
         this.mambaPool = mambaPool;
         this.effects = effects;
@@ -167,10 +138,8 @@ public final class RadixTree
         lastAccess = new long[maxNodes];
         mambaAccess = new long[maxNodes];
         loadingOp = new long[maxNodes];
-        lruPrev = new int[maxNodes];
-        lruNext = new int[maxNodes];
-        mambaPrev = new int[maxNodes];
-        mambaNext = new int[maxNodes];
+        nodeLru = new LruList(maxNodes);
+        mambaLru = new LruList(maxNodes);
         freeNodes = new int[maxNodes];
         for (int node = 0; node < maxNodes; node++)
         {
@@ -194,44 +163,11 @@ public final class RadixTree
             nextPage[page] = NIL;
         }
 
-        int mapCapacity = 2;
-        while (mapCapacity < 2 * maxNodes)
-        {
-            mapCapacity <<= 1;
-        }
-        mapMask = mapCapacity - 1;
-        mapParent = new int[mapCapacity];
-        mapHi = new long[mapCapacity];
-        mapLo = new long[mapCapacity];
-        mapChild = new int[mapCapacity];
-        for (int i = 0; i < mapCapacity; i++)
-        {
-            mapParent[i] = EMPTY;
-        }
-
-        receiptId = new long[maxReceipts];
-        receiptNode = new int[maxReceipts];
-        receiptComponent = new byte[maxReceipts];
-        receiptKind = new byte[maxReceipts];
-        receiptHolder = new long[maxReceipts];
-        freeReceipts = new int[maxReceipts];
-        for (int i = 0; i < maxReceipts; i++)
-        {
-            freeReceipts[i] = maxReceipts - 1 - i;
-            receiptNode[i] = NO_NODE;
-        }
-        freeReceiptTop = maxReceipts;
-        receiptSlots = new Long2LongHashMap(Math.max(16, maxReceipts * 2), 0.6f, -1L);
-
-        nodeFlag = new boolean[maxNodes];
+        children = new ChildIndex(maxNodes);
+        receipts = new LockReceipts(maxReceipts);
         blockedInSubtree = new int[maxNodes];
-        blockedBelow = new boolean[maxNodes];
         deletedChildren = new int[maxNodes];
-        scratchA = new int[maxNodes];
-        scratchB = new int[maxNodes];
-        scratchC = new int[maxNodes];
-        scratchD = new int[maxNodes];
-        scratchE = new int[maxNodes];
+        verifier = new TreeVerifier(this, maxNodes, pages);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -273,7 +209,7 @@ public final class RadixTree
         walkStoppedAtLoading = false;
         while (i < count)
         {
-            final int child = findChild(node, hi[offset + i], lo[offset + i]);
+            final int child = children.find(node, hi[offset + i], lo[offset + i]);
             if (NO_NODE == child)
             {
                 break;
@@ -362,7 +298,7 @@ public final class RadixTree
             last = nextPage[last];
         }
         final int newFirst = nextPage[last];
-        mapChild[findSlot(oldParent, pageHi[first], pageLo[first])] = newParent;
+        children.replace(oldParent, pageHi[first], pageLo[first], newParent);
 
         parent[newParent] = oldParent;
         firstPage[newParent] = first;
@@ -379,8 +315,8 @@ public final class RadixTree
         firstPage[node] = newFirst;
         pageCount[node] -= k;
         parent[node] = newParent;
-        mapPut(newParent, pageHi[newFirst], pageLo[newFirst], node);
-        lruInsertAfter(node, newParent);
+        children.put(newParent, pageHi[newFirst], pageLo[newFirst], node);
+        nodeLru.insertAfter(node, newParent);
 
         int page = first;
         for (int i = 0; i < k; i++)
@@ -526,9 +462,9 @@ public final class RadixTree
             movePage(page, SlotState.NODE, leaf);
         }
         lastPage[leaf] = previous;
-        mapPut(parentNode, hi[offset + from], lo[offset + from], leaf);
+        children.put(parentNode, hi[offset + from], lo[offset + from], leaf);
         childCount[parentNode]++;
-        lruAppend(leaf);
+        nodeLru.append(leaf);
         countNewNode(leaf);
         return leaf;
     }
@@ -564,7 +500,7 @@ public final class RadixTree
         countDeletedLeaf(node);
         final int p = parent[node];
         final int first = firstPage[node];
-        mapRemoveAt(findSlot(p, pageHi[first], pageLo[first]));
+        children.remove(p, pageHi[first], pageLo[first]);
         childCount[p]--;
 
         int page = first;
@@ -576,7 +512,7 @@ public final class RadixTree
             page = next;
         }
         dropMamba(node);
-        lruRemove(node);
+        nodeLru.remove(node);
         resetNode(node);
         liveNodes--;
         freeNodes[freeNodeTop++] = node;
@@ -604,7 +540,7 @@ public final class RadixTree
                 throw new IllegalStateException("I14 node " + node + ": pool refused to free Mamba slot " + slot +
                     " in state " + mambaPool.state(slot) + ": " + ResultCode.name(result));
             }
-            mambaRemove(node);
+            mambaLru.remove(node);
             mambaSlot[node] = NO_SLOT;
             mambaAccess[node] = 0;
         }
@@ -636,10 +572,8 @@ public final class RadixTree
         lastAccess[node] = 0;
         mambaAccess[node] = 0;
         loadingOp[node] = NO_OP;
-        lruPrev[node] = NIL;
-        lruNext[node] = NIL;
-        mambaPrev[node] = NIL;
-        mambaNext[node] = NIL;
+        nodeLru.clearLinks(node);
+        mambaLru.clearLinks(node);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -674,18 +608,11 @@ public final class RadixTree
         {
             return ResultCode.NODE_UNKNOWN;
         }
-        if (0 == freeReceiptTop)
+        if (receipts.full())
         {
-            throw new IllegalStateException("receipt table full: " + maxReceipts + " locks held");
+            throw new IllegalStateException("receipt table full: " + receipts.capacity() + " locks held");
         }
-        final int slot = freeReceipts[--freeReceiptTop];
-        final long receipt = nextReceipt++;
-        receiptId[slot] = receipt;
-        receiptNode[slot] = node;
-        receiptComponent[slot] = (byte)component.value();
-        receiptKind[slot] = (byte)holderKind.value();
-        receiptHolder[slot] = holder;
-        receiptSlots.put(receipt, slot);
+        final long receipt = receipts.add(node, (byte)component.value(), (byte)holderKind.value(), holder);
         addLock(node, (byte)component.value(), SlotState.OP == holderKind, 1);
         effects.locked(node, component, holderKind, holder, receipt);
         return receipt;
@@ -699,21 +626,17 @@ public final class RadixTree
      */
     public int unlock(final long receipt)
     {
-        final long slotValue = receiptSlots.remove(receipt);
-        if (slotValue < 0)
+        final int slot = receipts.take(receipt);
+        if (slot < 0)
         {
             return ResultCode.LOCK_RECEIPT_UNKNOWN;
         }
-        final int slot = (int)slotValue;
-        final int node = receiptNode[slot];
-        final byte component = receiptComponent[slot];
-        final byte kind = receiptKind[slot];
+        final int node = receipts.nodeAt(slot);
+        final byte component = receipts.componentAt(slot);
+        final byte kind = receipts.kindAt(slot);
         addLock(node, component, OP_CODE == kind, -1);
-        effects.unlocked(node, Component.get(component), SlotState.get(kind), receiptHolder[slot], receipt);
-        receiptId[slot] = 0;
-        receiptNode[slot] = NO_NODE;
-        receiptHolder[slot] = 0;
-        freeReceipts[freeReceiptTop++] = slot;
+        effects.unlocked(node, Component.get(component), SlotState.get(kind), receipts.holderAt(slot), receipt);
+        receipts.free(slot);
         return ResultCode.OK;
     }
 
@@ -875,8 +798,9 @@ public final class RadixTree
         }
         mambaPool.transition(slot, SlotState.NODE, node);
         mambaSlot[node] = slot;
+        final int mambaTail = mambaLru.tail();
         mambaAccess[node] = NIL == mambaTail ? lastAccess[node] : Math.max(lastAccess[node], mambaAccess[mambaTail]);
-        mambaAppend(node);
+        mambaLru.append(node);
         return ResultCode.OK;
     }
 
@@ -910,15 +834,13 @@ public final class RadixTree
         if (NO_SLOT != mambaSlot[node])
         {
             mambaAccess[node] = sequence;
-            mambaRemove(node);
-            mambaAppend(node);
+            mambaLru.moveToTail(node);
         }
         int n = node;
         while (ROOT != n)
         {
             lastAccess[n] = sequence;
-            lruRemove(n);
-            lruAppend(n);
+            nodeLru.moveToTail(n);
             n = parent[n];
         }
     }
@@ -942,10 +864,10 @@ public final class RadixTree
     public int evictPages(final int pages, final boolean ignoreOpLocks)
     {
         int freed = 0;
-        int node = lruHead;
+        int node = nodeLru.head();
         while (NIL != node && freed < pages)
         {
-            final int next = lruNext[node];
+            final int next = nodeLru.next(node);
             if (0 == childCount[node] && NO_OP == loadingOp[node] &&
                 effectiveFullLocks(node, ignoreOpLocks) <= 0 && effectiveMambaLocks(node, ignoreOpLocks) <= 0)
             {
@@ -971,10 +893,10 @@ public final class RadixTree
     public int evictMamba(final int slots, final boolean ignoreOpLocks)
     {
         int freed = 0;
-        int node = mambaHead;
+        int node = mambaLru.head();
         while (NIL != node && freed < slots)
         {
-            final int next = mambaNext[node];
+            final int next = mambaLru.next(node);
             if (mambaCandidate(node, ignoreOpLocks))
             {
                 if (childCount[node] > 0)
@@ -1035,25 +957,7 @@ public final class RadixTree
      */
     public int countEvictablePages()
     {
-        int total = 0;
-        int node = lruHead;
-        while (NIL != node)
-        {
-            final boolean blocked = blockedBelow[node] || NO_OP != loadingOp[node] || fullLocks[node] > 0 ||
-                mambaLocks[node] > 0;
-            blockedBelow[node] = false;
-            if (blocked)
-            {
-                blockedBelow[parent[node]] = true;
-            }
-            else
-            {
-                total += pageCount[node];
-            }
-            node = lruNext[node];
-        }
-        blockedBelow[ROOT] = false;
-        return total;
+        return verifier.countEvictablePages();
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -1173,7 +1077,7 @@ public final class RadixTree
     public int evictableMambaSlots()
     {
         int total = 0;
-        int node = mambaHead;
+        int node = mambaLru.head();
         while (NIL != node)
         {
             if (mambaCandidate(node, false))
@@ -1188,13 +1092,13 @@ public final class RadixTree
                     deletedChildren[parent[node]]++;
                 }
             }
-            node = mambaNext[node];
+            node = mambaLru.next(node);
         }
-        node = mambaHead;
+        node = mambaLru.head();
         while (NIL != node)
         {
             deletedChildren[parent[node]] = 0;
-            node = mambaNext[node];
+            node = mambaLru.next(node);
         }
         return total;
     }
@@ -1343,7 +1247,7 @@ public final class RadixTree
     /** @return locks currently held (live receipts). */
     public int receiptCount()
     {
-        return maxReceipts - freeReceiptTop;
+        return receipts.count();
     }
 
     /**
@@ -1352,8 +1256,8 @@ public final class RadixTree
      */
     public int receiptNode(final long receipt)
     {
-        final long slot = receiptSlots.get(receipt);
-        return slot < 0 ? NO_NODE : receiptNode[(int)slot];
+        final int slot = receipts.slotOf(receipt);
+        return slot < 0 ? NO_NODE : receipts.nodeAt(slot);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -1372,369 +1276,7 @@ public final class RadixTree
      */
     public void verify()
     {
-        verifyRootAndPool();
-        verifyNodes();
-        verifyChildMap();
-        verifyLruLists();
-        verifyLocks();
-        verifyEvictableCount();
-    }
-
-    private void verifyEvictableCount()
-    {
-        final int counted = countEvictablePages();
-        if (counted != evictablePageCount)
-        {
-            fail("I5", ROOT, "evictable page count " + evictablePageCount + " but " + counted + " recounted");
-        }
-    }
-
-    private void verifyRootAndPool()
-    {
-        if (!live[ROOT] || NO_NODE != parent[ROOT] || 0 != pageCount[ROOT] || 0 != depth[ROOT] ||
-            NO_SLOT != mambaSlot[ROOT] || NO_OP != loadingOp[ROOT])
-        {
-            fail("I1", ROOT, "root must be live, parentless, empty, without Mamba state and not loading");
-        }
-        if (0 != fullLocks[ROOT] || 0 != opLocks[ROOT] || 0 != mambaLocks[ROOT] || 0 != mambaOpLocks[ROOT])
-        {
-            fail("I5", ROOT, "root holds lock counts");
-        }
-        if (liveNodes + freeNodeTop != maxNodes)
-        {
-            fail("I1", ROOT, "live " + liveNodes + " + free " + freeNodeTop + " != pool " + maxNodes);
-        }
-        int counted = 0;
-        for (int node = 0; node < maxNodes; node++)
-        {
-            nodeFlag[node] = false;
-            if (live[node])
-            {
-                counted++;
-            }
-        }
-        if (counted != liveNodes)
-        {
-            fail("I1", ROOT, "live count " + liveNodes + " but " + counted + " live nodes");
-        }
-        for (int i = 0; i < freeNodeTop; i++)
-        {
-            final int node = freeNodes[i];
-            if (node <= ROOT || node >= maxNodes || live[node] || nodeFlag[node])
-            {
-                fail("I1", node, "bad or repeated entry on the free node stack");
-            }
-            nodeFlag[node] = true;
-        }
-        for (int i = 0; i < freeNodeTop; i++)
-        {
-            nodeFlag[freeNodes[i]] = false;
-        }
-    }
-
-    private void verifyNodes()
-    {
-        final int[] children = scratchA;
-        for (int node = 0; node < maxNodes; node++)
-        {
-            children[node] = 0;
-        }
-        long pages = 0;
-        int withMamba = 0;
-        for (int node = 1; node < maxNodes; node++)
-        {
-            if (!live[node])
-            {
-                continue;
-            }
-            final int p = parent[node];
-            if (p < 0 || p >= maxNodes || !live[p] || p == node)
-            {
-                fail("I1", node, "parent " + p + " is not a live node");
-            }
-            children[p]++;
-            if (pageCount[node] <= 0)
-            {
-                fail("I1", node, "empty key");
-            }
-            if (depth[node] != depth[p] + pageCount[node])
-            {
-                fail("I1", node, "depth " + depth[node] + " != parent depth " + depth[p] + " + " + pageCount[node]);
-            }
-            verifyPages(node);
-            pages += pageCount[node];
-            final int slot = mambaSlot[node];
-            if (NO_SLOT != slot)
-            {
-                withMamba++;
-                if (null == mambaPool || slot < 0 || slot >= mambaPool.capacity())
-                {
-                    fail("I14", node, "Mamba slot " + slot + " outside the pool");
-                }
-                if (SlotState.NODE != mambaPool.state(slot) || mambaPool.owner(slot) != node)
-                {
-                    fail("I14", node, "Mamba slot " + slot + " is " + mambaPool.state(slot) + " owned by " +
-                        mambaPool.owner(slot));
-                }
-            }
-            if (fullLocks[node] < 0 || opLocks[node] < 0 || mambaLocks[node] < 0 || mambaOpLocks[node] < 0 ||
-                opLocks[node] > fullLocks[node] || mambaOpLocks[node] > mambaLocks[node])
-            {
-                fail("I5", node, "lock counts full=" + fullLocks[node] + " op=" + opLocks[node] + " mamba=" +
-                    mambaLocks[node] + " mambaOp=" + mambaOpLocks[node]);
-            }
-        }
-        for (int node = 0; node < maxNodes; node++)
-        {
-            if (live[node] && children[node] != childCount[node])
-            {
-                fail("I1", node, "child count " + childCount[node] + " but " + children[node] + " children");
-            }
-            if (!live[node] && (NO_SLOT != mambaSlot[node] || NO_OP != loadingOp[node]))
-            {
-                fail("I14", node, "dead node keeps a Mamba slot or a loading mark");
-            }
-        }
-        clearPageMarks();
-        if (kvPool.count(SlotState.NODE) != pages)
-        {
-            fail("I2", ROOT, "the KV pool has " + kvPool.count(SlotState.NODE) + " NODE pages, the tree " + pages);
-        }
-        if (null != mambaPool && mambaPool.count(SlotState.NODE) != withMamba)
-        {
-            fail("I14", ROOT, "the Mamba pool has " + mambaPool.count(SlotState.NODE) + " NODE slots, the tree " +
-                withMamba);
-        }
-        if (withMamba != mambaNodes)
-        {
-            fail("I6", ROOT, "Mamba node count " + mambaNodes + " but " + withMamba + " nodes hold a state");
-        }
-    }
-
-    private void verifyPages(final int node)
-    {
-        int page = firstPage[node];
-        int previous = NIL;
-        for (int i = 0; i < pageCount[node]; i++)
-        {
-            if (page < 0 || page >= pageMark.length)
-            {
-                fail("I2", node, "page list entry " + i + " is " + page + " (page count " + pageCount[node] + ")");
-            }
-            if (pageMark[page])
-            {
-                fail("I2", node, "page " + page + " is listed twice in the tree");
-            }
-            pageMark[page] = true;
-            if (SlotState.NODE != kvPool.state(page) || kvPool.owner(page) != node)
-            {
-                fail("I2", node, "page " + page + " is " + kvPool.state(page) + " owned by " + kvPool.owner(page));
-            }
-            previous = page;
-            page = nextPage[page];
-        }
-        if (NIL != page || lastPage[node] != previous)
-        {
-            fail("I2", node, "page list does not end at last page " + lastPage[node]);
-        }
-    }
-
-    private void clearPageMarks()
-    {
-        for (int node = 1; node < maxNodes; node++)
-        {
-            if (live[node])
-            {
-                int page = firstPage[node];
-                while (NIL != page)
-                {
-                    pageMark[page] = false;
-                    page = nextPage[page];
-                }
-            }
-        }
-    }
-
-    private void verifyChildMap()
-    {
-        int entries = 0;
-        for (int slot = 0; slot <= mapMask; slot++)
-        {
-            final int p = mapParent[slot];
-            if (EMPTY == p)
-            {
-                continue;
-            }
-            entries++;
-            final int child = mapChild[slot];
-            if (child <= ROOT || child >= maxNodes || !live[child] || parent[child] != p)
-            {
-                fail("I1", child, "child map entry under " + p + " names a dead node or another parent");
-            }
-            final int first = firstPage[child];
-            if (pageHi[first] != mapHi[slot] || pageLo[first] != mapLo[slot])
-            {
-                fail("I1", child, "child map key is not the node's first page fingerprint");
-            }
-        }
-        if (entries != mapSize || entries != liveNodes - 1)
-        {
-            fail("I1", ROOT, "child map holds " + entries + " entries (size " + mapSize + ") for " +
-                (liveNodes - 1) + " nodes");
-        }
-        for (int node = 1; node < maxNodes; node++)
-        {
-            if (live[node])
-            {
-                final int first = firstPage[node];
-                if (findChild(parent[node], pageHi[first], pageLo[first]) != node)
-                {
-                    fail("I1", node, "not found under its parent by its first page (duplicate first page?)");
-                }
-            }
-        }
-    }
-
-    private void verifyLruLists()
-    {
-        final int[] position = scratchB;
-        int count = 0;
-        int previous = NIL;
-        int node = lruHead;
-        while (NIL != node)
-        {
-            if (count >= liveNodes - 1 || node <= ROOT || node >= maxNodes || !live[node])
-            {
-                fail("I6", node, "FULL LRU holds a dead node, the root or a cycle");
-            }
-            if (lruPrev[node] != previous)
-            {
-                fail("I6", node, "FULL LRU back link " + lruPrev[node] + " != " + previous);
-            }
-            if (NIL != previous && lastAccess[previous] > lastAccess[node])
-            {
-                fail("I6", node, "FULL LRU out of access order after node " + previous);
-            }
-            position[node] = count++;
-            previous = node;
-            node = lruNext[node];
-        }
-        if (count != liveNodes - 1 || lruTail != previous)
-        {
-            fail("I6", ROOT, "FULL LRU holds " + count + " of " + (liveNodes - 1) + " nodes");
-        }
-        for (int n = 1; n < maxNodes; n++)
-        {
-            if (live[n] && ROOT != parent[n] && position[n] > position[parent[n]])
-            {
-                fail("I6", n, "FULL LRU places node after its parent " + parent[n]);
-            }
-        }
-
-        count = 0;
-        previous = NIL;
-        node = mambaHead;
-        while (NIL != node)
-        {
-            if (count >= mambaNodes || node <= ROOT || node >= maxNodes || !live[node] || NO_SLOT == mambaSlot[node])
-            {
-                fail("I6", node, "MAMBA LRU holds a node without a Mamba state or a cycle");
-            }
-            if (mambaPrev[node] != previous)
-            {
-                fail("I6", node, "MAMBA LRU back link " + mambaPrev[node] + " != " + previous);
-            }
-            if (NIL != previous && mambaAccess[previous] > mambaAccess[node])
-            {
-                fail("I6", node, "MAMBA LRU out of access order after node " + previous);
-            }
-            count++;
-            previous = node;
-            node = mambaNext[node];
-        }
-        if (count != mambaNodes || mambaTail != previous)
-        {
-            fail("I6", ROOT, "MAMBA LRU holds " + count + " of " + mambaNodes + " nodes");
-        }
-    }
-
-    private void verifyLocks()
-    {
-        final int[] full = scratchA;
-        final int[] op = scratchC;
-        final int[] mamba = scratchD;
-        final int[] mambaOp = scratchE;
-        for (int node = 0; node < maxNodes; node++)
-        {
-            full[node] = 0;
-            op[node] = 0;
-            mamba[node] = 0;
-            mambaOp[node] = 0;
-        }
-        int held = 0;
-        for (int slot = 0; slot < maxReceipts; slot++)
-        {
-            final int node = receiptNode[slot];
-            if (NO_NODE == node)
-            {
-                continue;
-            }
-            held++;
-            final long receipt = receiptId[slot];
-            if (receipt <= 0 || receipt >= nextReceipt || receiptSlots.get(receipt) != slot)
-            {
-                fail("I5", node, "receipt " + receipt + " is not mapped to its table slot " + slot);
-            }
-            if (!live(node))
-            {
-                fail("I5", node, "receipt " + receipt + " locks a dead node");
-            }
-            final boolean isOp = OP_CODE == receiptKind[slot];
-            if (FULL_CODE == receiptComponent[slot])
-            {
-                if (ROOT != node)
-                {
-                    full[node]++;
-                    op[node] += isOp ? 1 : 0;
-                }
-            }
-            else
-            {
-                mamba[node]++;
-                mambaOp[node] += isOp ? 1 : 0;
-            }
-        }
-        if (held != receiptCount() || held != receiptSlots.size())
-        {
-            fail("I5", ROOT, held + " receipts held, table says " + receiptCount() + ", map " + receiptSlots.size());
-        }
-        // Children precede parents on the FULL LRU (checked above), so one pass sums each subtree.
-        int node = lruHead;
-        while (NIL != node)
-        {
-            if (full[node] != fullLocks[node] || op[node] != opLocks[node])
-            {
-                fail("I5", node, "FULL locks " + fullLocks[node] + " (op " + opLocks[node] + ") but receipts give " +
-                    full[node] + " (op " + op[node] + ")");
-            }
-            if (mamba[node] != mambaLocks[node] || mambaOp[node] != mambaOpLocks[node])
-            {
-                fail("I5", node, "MAMBA locks " + mambaLocks[node] + " (op " + mambaOpLocks[node] +
-                    ") but receipts give " + mamba[node] + " (op " + mambaOp[node] + ")");
-            }
-            final int p = parent[node];
-            if (ROOT != p)
-            {
-                full[p] += full[node];
-                op[p] += op[node];
-            }
-            node = lruNext[node];
-        }
-    }
-
-    private static void fail(final String invariant, final int node, final String detail)
-    {
-        throw new IllegalStateException(invariant + " node " + node + ": " + detail);
+        verifier.verify();
     }
 
     /**
@@ -1743,219 +1285,85 @@ public final class RadixTree
      */
     public long stateHash()
     {
-        long hash = mix(liveNodes) + mix(nextReceipt ^ 0x5DEECE66DL);
+        long hash = Hashing.mix(liveNodes) + receipts.stateHash();
         for (int node = 0; node < maxNodes; node++)
         {
             if (!live[node])
             {
                 continue;
             }
-            long h = mix(node + 0x9E3779B97F4A7C15L * parent[node]);
-            h = mix(h + mambaSlot[node] * 0xC2B2AE3D27D4EB4FL + loadingOp[node]);
-            h = mix(h + fullLocks[node] + ((long)opLocks[node] << 16) + ((long)mambaLocks[node] << 32) +
+            long h = Hashing.mix(node + 0x9E3779B97F4A7C15L * parent[node]);
+            h = Hashing.mix(h + mambaSlot[node] * 0xC2B2AE3D27D4EB4FL + loadingOp[node]);
+            h = Hashing.mix(h + fullLocks[node] + ((long)opLocks[node] << 16) + ((long)mambaLocks[node] << 32) +
                 ((long)mambaOpLocks[node] << 48));
-            h = mix(h + lastAccess[node] * 0x165667B19E3779F9L + mambaAccess[node]);
+            h = Hashing.mix(h + lastAccess[node] * 0x165667B19E3779F9L + mambaAccess[node]);
             int page = firstPage[node];
             while (NIL != page)
             {
-                h = mix(h * 31 + page + mix(pageHi[page]) + mix(pageLo[page] ^ 0x27D4EB2F165667C5L));
+                h = Hashing.mix(h * 31 + page + Hashing.mix(pageHi[page]) +
+                    Hashing.mix(pageLo[page] ^ 0x27D4EB2F165667C5L));
                 page = nextPage[page];
             }
             hash += h;
         }
-        for (int slot = 0; slot < maxReceipts; slot++)
-        {
-            if (NO_NODE != receiptNode[slot])
-            {
-                hash += mix(mix(receiptId[slot]) + receiptNode[slot] * 31L + receiptComponent[slot] * 7L +
-                    receiptKind[slot] + mix(receiptHolder[slot] ^ 0x2545F4914F6CDD1DL));
-            }
-        }
         return hash;
     }
 
-    private static long mix(final long value)
-    {
-        long h = value;
-        h ^= h >>> 33;
-        h *= 0xFF51AFD7ED558CCDL;
-        h ^= h >>> 33;
-        h *= 0xC4CEB9FE1A85EC53L;
-        h ^= h >>> 33;
-        return h;
-    }
-
     // ------------------------------------------------------------------------------------------------------------
-    // Child map: open addressing, linear probing, backward-shift deletion
+    // Package-private views for the verifier
     // ------------------------------------------------------------------------------------------------------------
 
-    private int home(final int parentNode, final long hi, final long lo)
+    /** @return the FULL LRU of all non-root nodes. */
+    LruList nodeLru()
     {
-        final long h = mix(hi * 0x9E3779B97F4A7C15L ^ Long.rotateLeft(lo * 0xC2B2AE3D27D4EB4FL, 31) ^
-            (parentNode * 0x165667B19E3779F9L));
-        return (int)h & mapMask;
+        return nodeLru;
     }
 
-    private int findSlot(final int parentNode, final long hi, final long lo)
+    /** @return the MAMBA LRU of the nodes holding a Mamba state. */
+    LruList mambaLru()
     {
-        int slot = home(parentNode, hi, lo);
-        while (EMPTY != mapParent[slot])
-        {
-            if (mapParent[slot] == parentNode && mapHi[slot] == hi && mapLo[slot] == lo)
-            {
-                return slot;
-            }
-            slot = (slot + 1) & mapMask;
-        }
-        return -1;
+        return mambaLru;
     }
 
-    private int findChild(final int parentNode, final long hi, final long lo)
+    /** @return the child index. */
+    ChildIndex childIndex()
     {
-        final int slot = findSlot(parentNode, hi, lo);
-        return slot < 0 ? NO_NODE : mapChild[slot];
+        return children;
     }
 
-    private void mapPut(final int parentNode, final long hi, final long lo, final int child)
+    /** @return the lock receipt table. */
+    LockReceipts receipts()
     {
-        int slot = home(parentNode, hi, lo);
-        while (EMPTY != mapParent[slot])
-        {
-            slot = (slot + 1) & mapMask;
-        }
-        mapParent[slot] = parentNode;
-        mapHi[slot] = hi;
-        mapLo[slot] = lo;
-        mapChild[slot] = child;
-        mapSize++;
+        return receipts;
     }
 
-    private void mapRemoveAt(final int slot)
+    /** @return the device KV pool. */
+    SlotPool kvPool()
     {
-        if (slot < 0)
-        {
-            throw new IllegalStateException("I1 child map entry missing");
-        }
-        int hole = slot;
-        int j = slot;
-        while (true)
-        {
-            j = (j + 1) & mapMask;
-            if (EMPTY == mapParent[j])
-            {
-                break;
-            }
-            final int h = home(mapParent[j], mapHi[j], mapLo[j]);
-            if (((j - h) & mapMask) >= ((j - hole) & mapMask))
-            {
-                mapParent[hole] = mapParent[j];
-                mapHi[hole] = mapHi[j];
-                mapLo[hole] = mapLo[j];
-                mapChild[hole] = mapChild[j];
-                hole = j;
-            }
-        }
-        mapParent[hole] = EMPTY;
-        mapSize--;
+        return kvPool;
     }
 
-    // ------------------------------------------------------------------------------------------------------------
-    // Intrusive LRU lists
-    // ------------------------------------------------------------------------------------------------------------
-
-    private void lruAppend(final int node)
+    /** @return the device Mamba pool, or null. */
+    SlotPool mambaPool()
     {
-        lruPrev[node] = lruTail;
-        lruNext[node] = NIL;
-        if (NIL == lruTail)
-        {
-            lruHead = node;
-        }
-        else
-        {
-            lruNext[lruTail] = node;
-        }
-        lruTail = node;
+        return mambaPool;
     }
 
-    private void lruInsertAfter(final int existing, final int node)
+    /** @param index 0 .. freeNodeCount() - 1. @return that entry of the free node stack. */
+    int freeNodeAt(final int index)
     {
-        final int next = lruNext[existing];
-        lruPrev[node] = existing;
-        lruNext[node] = next;
-        lruNext[existing] = node;
-        if (NIL == next)
-        {
-            lruTail = node;
-        }
-        else
-        {
-            lruPrev[next] = node;
-        }
+        return freeNodes[index];
     }
 
-    private void lruRemove(final int node)
+    /** @param node any node id, live or not. @return its Mamba slot field. */
+    int rawMambaSlot(final int node)
     {
-        final int prev = lruPrev[node];
-        final int next = lruNext[node];
-        if (NIL == prev)
-        {
-            lruHead = next;
-        }
-        else
-        {
-            lruNext[prev] = next;
-        }
-        if (NIL == next)
-        {
-            lruTail = prev;
-        }
-        else
-        {
-            lruPrev[next] = prev;
-        }
-        lruPrev[node] = NIL;
-        lruNext[node] = NIL;
+        return mambaSlot[node];
     }
 
-    private void mambaAppend(final int node)
+    /** @param node any node id, live or not. @return its loading op field. */
+    long rawLoadingOp(final int node)
     {
-        mambaPrev[node] = mambaTail;
-        mambaNext[node] = NIL;
-        if (NIL == mambaTail)
-        {
-            mambaHead = node;
-        }
-        else
-        {
-            mambaNext[mambaTail] = node;
-        }
-        mambaTail = node;
-        mambaNodes++;
-    }
-
-    private void mambaRemove(final int node)
-    {
-        final int prev = mambaPrev[node];
-        final int next = mambaNext[node];
-        if (NIL == prev)
-        {
-            mambaHead = next;
-        }
-        else
-        {
-            mambaNext[prev] = next;
-        }
-        if (NIL == next)
-        {
-            mambaTail = prev;
-        }
-        else
-        {
-            mambaPrev[next] = prev;
-        }
-        mambaPrev[node] = NIL;
-        mambaNext[node] = NIL;
-        mambaNodes--;
+        return loadingOp[node];
     }
 }
