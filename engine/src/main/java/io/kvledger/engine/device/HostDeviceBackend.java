@@ -81,7 +81,8 @@ public final class HostDeviceBackend implements DeviceBackend
         {
             faults[s] = new FaultInjector(config);
             final int stream = s;
-            copyThreads[s] = new Thread(() -> runCopyLoop(stream), s == LOAD_STREAM ? "kvledger-copy-load" : "kvledger-copy-compute");
+            copyThreads[s] = new Thread(() -> runCopyLoop(stream),
+                s == LOAD_STREAM ? "kvledger-copy-load" : "kvledger-copy-compute");
             copyThreads[s].setDaemon(true);
         }
         faultsActive = faults[0].active();
