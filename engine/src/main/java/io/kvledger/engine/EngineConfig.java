@@ -421,7 +421,8 @@ public final class EngineConfig
             require(maxRequestPages >= 1, "maxRequestPages must be >= 1");
             require(prefetchThresholdPages >= 0, "prefetchThresholdPages must be >= 0");
             require(kvPageBytes >= 8 && kvPageBytes % 8 == 0, "kvPageBytes must be a positive multiple of 8");
-            require(mambaStateBytes >= 8 && mambaStateBytes % 8 == 0, "mambaStateBytes must be a positive multiple of 8");
+            require(mambaStateBytes >= 8 && mambaStateBytes % 8 == 0,
+                "mambaStateBytes must be a positive multiple of 8");
             require(maxOps >= 16, "maxOps must be >= 16");
             require(prefetchTimeoutNs >= 0, "prefetchTimeoutNs must be >= 0");
             require((long)maxOps * (maxRequestPages + 4L) <= Integer.MAX_VALUE,

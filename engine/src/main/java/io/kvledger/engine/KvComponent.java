@@ -254,8 +254,8 @@ final class KvComponent implements TreeComponent
                 final SlotState state = page == NONE ? SlotState.FREE : kvPool.state(page);
                 if (state != SlotState.REQUEST && state != SlotState.NODE)
                 {
-                    throw new IllegalStateException("I12 request " + table.id[r] + " page " + i + " uses device KV page " +
-                        page + " in state " + state);
+                    throw new IllegalStateException("I12 request " + table.id[r] + " page " + i +
+                        " uses device KV page " + page + " in state " + state);
                 }
             }
         }

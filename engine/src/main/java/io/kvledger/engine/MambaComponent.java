@@ -473,7 +473,8 @@ final class MambaComponent implements TreeComponent
             {
                 if (working[r] != NONE)
                 {
-                    throw new IllegalStateException("I12 dead request slot " + r + " still names Mamba slot " + working[r]);
+                    throw new IllegalStateException("I12 dead request slot " + r + " still names Mamba slot " +
+                        working[r]);
                 }
                 continue;
             }

@@ -59,7 +59,8 @@ class BadInputTest
         final long load = d.admittedLoad();
         assertRefused(d, new InputRecord(1).type(InputType.ACK).op(load).ok(true), ResultCode.OP_NOT_LAUNCHED);
         assertRefused(d, new InputRecord(1).type(InputType.ACK).op(12_345).ok(true), ResultCode.UNKNOWN_OP);
-        assertRefused(d, new InputRecord(1).type(InputType.STORAGE_HIT).op(load).value1(1), ResultCode.OP_KIND_MISMATCH);
+        assertRefused(d, new InputRecord(1).type(InputType.STORAGE_HIT).op(load).value1(1),
+            ResultCode.OP_KIND_MISMATCH);
         d.passEnd();
         assertEquals(ResultCode.OK, d.ack(load, true));
         assertRefused(d, new InputRecord(1).type(InputType.ACK).op(load).ok(true), ResultCode.OP_ALREADY_DONE);

@@ -64,7 +64,8 @@ final class Driver
 
     long storageHit(final long queryOp, final int present, final int statePages)
     {
-        check(apply(in.reset().type(InputType.STORAGE_HIT).op(queryOp).value1(present).value2(statePages)), ResultCode.OK);
+        check(apply(in.reset().type(InputType.STORAGE_HIT).op(queryOp).value1(present).value2(statePages)),
+            ResultCode.OK);
         return opId(EffectType.OP_QUEUED, OpKind.FETCH);
     }
 

@@ -93,7 +93,7 @@ class UpstreamBugScenarioTest
         assertEquals(2, d.mambaOwner(s));
     }
 
-    // ---------------------------------------------------------------- bug 1: admission reserves one slot, load needs two
+    // ------------------------------------------------------------- bug 1: admission reserves one slot, load needs two
 
     private static Driver underMambaPressure(final EngineConfig config)
     {

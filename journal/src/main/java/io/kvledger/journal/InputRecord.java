@@ -71,7 +71,8 @@ public final class InputRecord
     {
         if (other.fingerprintCount > fingerprintHi.length)
         {
-            throw new IllegalArgumentException("fingerprints " + other.fingerprintCount + " > capacity " + fingerprintHi.length);
+            throw new IllegalArgumentException("fingerprints " + other.fingerprintCount + " > capacity " +
+                fingerprintHi.length);
         }
         type = other.type;
         sequence = other.sequence;

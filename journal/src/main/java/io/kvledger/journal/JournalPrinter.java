@@ -344,7 +344,8 @@ public final class JournalPrinter implements JournalListener
                 text.append(" req=").append(owner).append(" mamba=").append(value1).append(" kv=").append(value2);
                 break;
             case BACKUP_DROPPED:
-                text.append(" node=").append(id).append(" ").append(name(effects.reason(index))).append(" pages=").append(value1);
+                text.append(" node=").append(id).append(" ").append(name(effects.reason(index)))
+                    .append(" pages=").append(value1);
                 break;
             default:
                 text.append(" id=").append(id).append(" owner=").append(owner).append(" value1=").append(value1)

@@ -44,6 +44,10 @@ public class EvictableCountBenchmark
 
     private RadixTree tree;
 
+    /**
+     * Build the tree of {@code nodes} leaves under the shared prefix, lock every 8th leaf and check that the kept
+     * count equals the full walk's.
+     */
     @Setup
     public void build()
     {

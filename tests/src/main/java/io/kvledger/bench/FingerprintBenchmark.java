@@ -46,6 +46,12 @@ public class FingerprintBenchmark
     private long historyHi;
     private long historyLo;
 
+    /**
+     * Draw the prompt and turn tokens from a fixed seed and fingerprint the prompt once, to have the chain that the
+     * turn continues.
+     *
+     * @throws NoSuchAlgorithmException when the JVM has no SHA-256.
+     */
     @Setup
     public void setUp() throws NoSuchAlgorithmException
     {

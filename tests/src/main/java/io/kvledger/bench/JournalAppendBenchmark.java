@@ -49,6 +49,11 @@ public class JournalAppendBenchmark
     private long sequence;
     private int next;
 
+    /**
+     * Record the pr-bench run whose documents are appended and open the journal in a temporary directory.
+     *
+     * @throws IOException when the temporary journal cannot be created.
+     */
     @Setup(Level.Trial)
     public void open() throws IOException
     {
@@ -67,6 +72,11 @@ public class JournalAppendBenchmark
         }
     }
 
+    /**
+     * Append the next recorded document (its input, renumbered, and its effects) to the journal.
+     *
+     * @return the Chronicle index of the document, so the work is not dead code.
+     */
     @Benchmark
     public long appendDocument()
     {

@@ -65,6 +65,10 @@ public class PeerLifecycleBenchmark
     private Path dir;
     private JournalWriter writer;
 
+    /**
+     * Generate the trace, verify its published digest and fingerprint every request once, so the serving benchmark
+     * starts from ready fingerprints.
+     */
     @Setup(Level.Trial)
     public void generate()
     {
@@ -87,6 +91,12 @@ public class PeerLifecycleBenchmark
         }
     }
 
+    /**
+     * Start a fresh engine for the invocation, journaling to a fresh Chronicle Queue in a temporary directory when
+     * the journal is on.
+     *
+     * @throws IOException when the temporary journal cannot be created.
+     */
     @Setup(Level.Invocation)
     public void freshEngine() throws IOException
     {
@@ -102,6 +112,11 @@ public class PeerLifecycleBenchmark
         }
     }
 
+    /**
+     * Close the invocation's journal, if any, and delete its temporary directory.
+     *
+     * @throws IOException when the temporary journal cannot be removed.
+     */
     @TearDown(Level.Invocation)
     public void closeJournal() throws IOException
     {
@@ -116,6 +131,11 @@ public class PeerLifecycleBenchmark
         }
     }
 
+    /**
+     * Serve every request of the trace through its lifecycle on the invocation's engine.
+     *
+     * @return the pages in the tree at the end, so the work is not dead code.
+     */
     @Benchmark
     public long serveTrace()
     {
@@ -126,6 +146,11 @@ public class PeerLifecycleBenchmark
         return lifecycle.treePages();
     }
 
+    /**
+     * Fingerprint every request of the trace, the ingress work that serving leaves out.
+     *
+     * @return the sum of the page counts, so the work is not dead code.
+     */
     @Benchmark
     public long fingerprintTrace()
     {

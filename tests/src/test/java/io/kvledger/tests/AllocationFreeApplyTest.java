@@ -48,6 +48,7 @@ class AllocationFreeApplyTest
 
         assertEquals(warmLists.stateHash(), engine.stateHash(), "same inputs, same state");
         assertTrue(checksum != 0);
-        assertTrue(allocated < 64 * 1024, "apply of " + run.inputs.size() + " inputs allocated " + allocated + " bytes");
+        assertTrue(allocated < 64 * 1024,
+            "apply of " + run.inputs.size() + " inputs allocated " + allocated + " bytes");
     }
 }

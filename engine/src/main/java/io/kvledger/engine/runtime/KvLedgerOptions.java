@@ -26,7 +26,10 @@ public final class KvLedgerOptions
 
     public EngineConfig config = EngineConfig.builder().build();
     public Path journalDir = Path.of("kvledger-out", "journal");
-    /** fsync the journal at the end of every ring batch (group commit); off: a process crash loses nothing, a power loss may. */
+    /**
+     * fsync the journal at the end of every ring batch (group commit); off: a process crash loses nothing, a power
+     * loss may.
+     */
     public boolean syncJournal;
     /** Pre-fault the journal's queue file ahead of the writer from a background thread (off the engine thread). */
     public boolean pretouchJournal = true;

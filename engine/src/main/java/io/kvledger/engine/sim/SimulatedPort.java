@@ -264,7 +264,8 @@ public final class SimulatedPort implements EnginePort
                     {
                         data.copy(ops.srcPool(o, m), ops.srcSlot(o, m), ops.dstPool(o, m), ops.dstSlot(o, m));
                         movedBytes += ops.dstPool(o, m) == Pool.DEVICE_MAMBA.value() ||
-                            ops.dstPool(o, m) == Pool.HOST_MAMBA.value() ? config.mambaStateBytes() : config.kvPageBytes();
+                            ops.dstPool(o, m) == Pool.HOST_MAMBA.value() ?
+                            config.mambaStateBytes() : config.kvPageBytes();
                     }
                 }
                 in.type(InputType.ACK).op(c.op).ok(c.ok);

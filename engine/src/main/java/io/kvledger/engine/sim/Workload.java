@@ -155,9 +155,15 @@ public final class Workload
         final Workload w = new Workload(options);
         switch (options.kind)
         {
-            case PR_BENCH: w.prBench(); break;
-            case MULTI_TURN: w.multiTurn(); break;
-            default: w.random(); break;
+            case PR_BENCH:
+                w.prBench();
+                break;
+            case MULTI_TURN:
+                w.multiTurn();
+                break;
+            default:
+                w.random();
+                break;
         }
         return w;
     }

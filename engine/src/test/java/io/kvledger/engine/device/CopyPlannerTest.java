@@ -286,7 +286,8 @@ class CopyPlannerTest
         assertEquals(srcOffset, table.getLong(at, ByteOrder.LITTLE_ENDIAN), "source offset of entry " + entry);
         assertEquals(dstOffset, table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN), "destination offset of entry " + entry);
         assertEquals(src.ordinal(), table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN), "source pool of entry " + entry);
-        assertEquals(dst.ordinal(), table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN), "destination pool of entry " + entry);
+        assertEquals(dst.ordinal(), table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN),
+            "destination pool of entry " + entry);
         assertEquals(bytes, table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN), "bytes of entry " + entry);
     }
 }

@@ -85,7 +85,8 @@ class LiveCountersTest
                 URI.create("http://127.0.0.1:" + ledger.metricsPort() + "/metrics")).build(),
                 HttpResponse.BodyHandlers.ofString());
             assertEquals(200, response.statusCode());
-            assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"));
+            assertTrue(response.headers().firstValue("Content-Type").orElse("")
+                .startsWith("text/plain; version=0.0.4"));
             scraped = parseExposition(response.body());
             final HttpResponse<String> missing = http.send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + ledger.metricsPort() + "/other")).build(),

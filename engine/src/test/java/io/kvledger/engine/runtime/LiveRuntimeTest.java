@@ -19,24 +19,19 @@ import io.kvledger.journal.JournalReader;
 import io.kvledger.journal.JournalWriter;
 import io.kvledger.journal.ReadOutcome;
 import io.kvledger.journal.ReadStatus;
-import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.PrefetchPolicy;
-import io.kvledger.journal.codec.SlotState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -175,7 +170,8 @@ class LiveRuntimeTest
         {
             ledger.close();
         }
-        assertTrue(ledger.engine().counters().loadedPages >= 16L * 32, "loaded " + ledger.engine().counters().loadedPages);
+        assertTrue(ledger.engine().counters().loadedPages >= 16L * 32,
+            "loaded " + ledger.engine().counters().loadedPages);
         assertEquals(0, loop.mismatches().size());
     }
 
@@ -190,7 +186,8 @@ class LiveRuntimeTest
             w.abortRate = 0.05;
             w.failureRate = 0.02;
             w.seed = 9;
-            try (JournalWriter writer = JournalWriter.open(dir.resolve(name), config.toHeader(new JournalHeader()), false))
+            try (JournalWriter writer = JournalWriter.open(
+                dir.resolve(name), config.toHeader(new JournalHeader()), false))
             {
                 final SimulatedPort port = new SimulatedPort(new CacheStateMachine(config),
                     (in, result, effects) -> writer.append(in, result, effects), 9, w.failureRate, null);

@@ -27,7 +27,8 @@ final class DebugSink implements DocumentSink
         for (int i = 0; i < e.size(); i++)
         {
             sb.append("    ").append(e.type(i)).append(" pool=").append(e.poolCode(i) == 255 ? "-" : e.pool(i).name())
-                .append(" id=").append(e.id(i)).append(" ").append(e.fromStateCode(i) == 255 ? "" : e.fromState(i).name())
+                .append(" id=").append(e.id(i)).append(" ")
+                .append(e.fromStateCode(i) == 255 ? "" : e.fromState(i).name())
                 .append("->").append(e.toStateCode(i) == 255 ? "" : e.toState(i).name()).append(" owner=")
                 .append(e.owner(i)).append(" v=").append(e.value1(i)).append(',').append(e.value2(i)).append('\n');
         }

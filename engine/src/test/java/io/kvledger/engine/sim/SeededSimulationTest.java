@@ -123,7 +123,8 @@ class SeededSimulationTest
         {
             final int result = replay.apply(recorder.inputs.get(i));
             assertEquals(recorder.results.get(i), result, "result of document " + (i + 1));
-            assertEquals(-1, replay.effects().firstDifference(recorder.effects.get(i)), "effects of document " + (i + 1));
+            assertEquals(-1, replay.effects().firstDifference(recorder.effects.get(i)),
+                "effects of document " + (i + 1));
         }
         assertEquals(live.stateHash(), replay.stateHash());
     }

@@ -12,7 +12,8 @@ class SimulationTest
     static EngineConfig smallConfig()
     {
         return EngineConfig.builder().pageSize(16).deviceKvPages(512).deviceMambaSlots(64).hostKvPages(2048)
-            .hostMambaSlots(128).prefetchPolicy(io.kvledger.journal.codec.PrefetchPolicy.WAIT_COMPLETE).maxRequests(256).maxRequestPages(64).maxOps(512).build();
+            .hostMambaSlots(128).prefetchPolicy(io.kvledger.journal.codec.PrefetchPolicy.WAIT_COMPLETE)
+            .maxRequests(256).maxRequestPages(64).maxOps(512).build();
     }
 
     @Test

@@ -42,16 +42,16 @@ public final class InvariantCoverage
             "parent, page run, depth and children it records");
         row(Invariant.I2, Level.CHECKER, "end of document: every touched live node owns exactly its page count in " +
             "device KV slots, a dead node none");
-        row(Invariant.I3, Level.CHECKER, "end of document: an ADMITTED prefix of N pages is a FULL lock of the request " +
-            "on a live node N pages deep whose ancestors are all live and sum to N pages");
+        row(Invariant.I3, Level.CHECKER, "end of document: an ADMITTED prefix of N pages is a FULL lock of the " +
+            "request on a live node N pages deep whose ancestors are all live and sum to N pages");
         row(Invariant.I4, Level.PARTIAL, "end of document: a node that lost its FULL data owns no Mamba slot; 'never " +
             "returned as last_device_node' is covered by I3 only for admissions");
         row(Invariant.I5, Level.CHECKER, "shadow tree: lock receipts (no negative count, no double or foreign " +
             "release), locks left by ended requests and by ended loads and copies");
         row(Invariant.I6, Level.ENGINE_VERIFY, "evictable and protected sizes and the LRU lists are not journaled; " +
             "RadixTree.verify() checks them after every input in explore and the seeded tests");
-        row(Invariant.I7, Level.CHECKER, "shadow tree: EVICTED or NODE_DELETED of a node locked by an in-flight load, " +
-            "copy or backup");
+        row(Invariant.I7, Level.CHECKER, "shadow tree: EVICTED or NODE_DELETED of a node locked by an in-flight " +
+            "load, copy or backup");
         row(Invariant.I8, Level.CHECKER, "slot transition: host staging never handed to a node");
         row(Invariant.I9, Level.CHECKER, "owner index: one owner per host staging slot, freed exactly once, nothing " +
             "left after a hold drop, an ended request or an ended op");

@@ -84,7 +84,8 @@ final class ShadowTree
         }
         if (pages < 1)
         {
-            findings.node(Invariant.I1, id, "inserted with " + pages + " pages: every non-root node holds at least one");
+            findings.node(Invariant.I1, id, "inserted with " + pages +
+                " pages: every non-root node holds at least one");
         }
         else if (parent != null && depth != parent.depth + pages)
         {
@@ -221,8 +222,8 @@ final class ShadowTree
         else if (node.fullLocks > 0)
         {
             lockedEvictions.add(id);
-            findings.node(Invariant.I7, id, "evicted while its subtree is locked (FULL count " + node.fullLocks + "): " +
-                labels(receiptsOn(id, true)));
+            findings.node(Invariant.I7, id, "evicted while its subtree is locked (FULL count " + node.fullLocks +
+                "): " + labels(receiptsOn(id, true)));
         }
     }
 

@@ -84,10 +84,10 @@ final class DemoCommand implements Callable<Integer>
         out.println();
 
         final WorkloadOptions w = workload();
-        out.printf(Locale.ROOT, "1. A clean run of the upstream benchmark's shape: %d prompts of %d tokens written to " +
-            "L3,%n   the device flushed, the same prompts extended by %d tokens and loaded back; the scheduler%n" +
-            "   retracts a quarter of the admitted staged loads before their batch runs.%n", w.requests, w.promptTokens,
-            w.extendTokens);
+        out.printf(Locale.ROOT, "1. A clean run of the upstream benchmark's shape: %d prompts of %d tokens " +
+            "written to L3,%n   the device flushed, the same prompts extended by %d tokens and loaded back; the " +
+            "scheduler%n   retracts a quarter of the admitted staged loads before their batch runs.%n", w.requests,
+            w.promptTokens, w.extendTokens);
         out.flush();
         final WorkloadRunner.Result clean = WorkloadRunner.run(options(base.resolve("clean"), false), w, false, null);
         out.printf(Locale.ROOT, "   %,d requests, %,d L3 hit tokens in %,d loads, %,d retracts, %,d digest " +
@@ -162,8 +162,8 @@ final class DemoCommand implements Callable<Integer>
         }
         else
         {
-            out.println("   No violation this time: the race needs a retracted request whose slot is handed out again " +
-                "before its load lands (try more --requests or another --seed). Nothing to shrink.");
+            out.println("   No violation this time: the race needs a retracted request whose slot is handed out " +
+                "again before its load lands (try more --requests or another --seed). Nothing to shrink.");
             out.println();
         }
         out.println("Written: " + describe(written));

@@ -127,7 +127,8 @@ final class ExploreCommand implements Callable<Integer>
             }
             catch (final IllegalArgumentException ex)
             {
-                throw new CliException("seed " + seed + " picked a configuration the engine refuses: " + ex.getMessage());
+                throw new CliException("seed " + seed + " picked a configuration the engine refuses: " +
+                    ex.getMessage());
             }
             final Explorer.Outcome o = Explorer.run(seed, config, null);
             ran++;

@@ -183,9 +183,11 @@ final class Explorer
             hotPrefix(c, r, b);
         }
         c.summary = String.format(Locale.ROOT, "%s/%d n=%d p=%d kv=%d mamba=%d host=%d/%d req=%d x%d track=%d %s " +
-            "tok=%d+%d ret=%.2f/%.2f/%.2f abort=%.2f/%.2f/%.2f/%.2f fail=%.2f/%.2f/%.2f/%.2f slow=%.2f burst=%dms tick=%.2f",
-            w.kind.cliName(), w.prefixes, w.requests, c.engine.pageSize(), c.engine.deviceKvPages(), c.engine.deviceMambaSlots(),
-            c.engine.hostKvPages(), c.engine.hostMambaSlots(), c.engine.maxRequests(), c.engine.maxRequestPages(), c.engine.trackingSlots(),
+            "tok=%d+%d ret=%.2f/%.2f/%.2f abort=%.2f/%.2f/%.2f/%.2f fail=%.2f/%.2f/%.2f/%.2f slow=%.2f " +
+            "burst=%dms tick=%.2f",
+            w.kind.cliName(), w.prefixes, w.requests, c.engine.pageSize(), c.engine.deviceKvPages(),
+            c.engine.deviceMambaSlots(), c.engine.hostKvPages(), c.engine.hostMambaSlots(), c.engine.maxRequests(),
+            c.engine.maxRequestPages(), c.engine.trackingSlots(),
             c.engine.prefetchPolicy().name().toLowerCase(Locale.ROOT).replace('_', '-'), w.promptTokens,
             w.extendTokens, w.retractQueuedRate, w.retractLaunchedRate, w.retractReadyRate, w.abortWaitingRate,
             w.abortQueuedRate, w.abortLaunchedRate, w.abortRunningRate, c.failureRates[OpKind.LOAD.ordinal()],

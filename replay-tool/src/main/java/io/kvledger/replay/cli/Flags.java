@@ -260,7 +260,8 @@ final class Flags
         final String reason = unwritableReason(directory);
         if (null != reason)
         {
-            throw new CliException(flag + " " + directory + ": " + reason + "; " + purpose + " cannot be written there");
+            throw new CliException(flag + " " + directory + ": " + reason + "; " + purpose +
+                " cannot be written there");
         }
     }
 

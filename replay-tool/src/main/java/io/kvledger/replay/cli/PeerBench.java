@@ -71,13 +71,7 @@ final class PeerBench
     void measure(final PeerTrace.Kind kind) throws IOException
     {
         trace = PeerTrace.generate(kind);
-        final String digest = trace.sha256();
-        if (!digest.equals(kind.sha256))
-        {
-            throw new CliException("trace " + kind.cliName + " has digest " + digest + ", not the published " +
-                kind.sha256 + ": the generator does not reproduce shared/peer-traces.md", KvledgerMain.EXIT_FOUND,
-                null);
-        }
+        final String digest = verifiedDigest(kind);
         phases = trace.phases();
         config = PeerLifecycle.config(kind);
         final int n = trace.requestCount();
@@ -94,17 +88,8 @@ final class PeerBench
         final long[][] allocOn = new long[runs][phaseCount];
         final long[] bytes = new long[phaseCount];
 
-        hi = new long[n][];
-        lo = new long[n][];
-        pages = new int[n];
-        tails = new int[n];
+        allocateFingerprints(n);
         final Fingerprinter fingerprinter = new Fingerprinter(PeerTrace.PAGE_SIZE);
-        for (int r = 0; r < n; r++)
-        {
-            final int count = trace.request(r).length / PeerTrace.PAGE_SIZE;
-            hi[r] = new long[count];
-            lo[r] = new long[count];
-        }
 
         for (int run = 0; run < warmups + runs; run++)
         {
@@ -140,22 +125,13 @@ final class PeerBench
         }
         if (leafCount < phaseCount)
         {
-            for (int run = 0; run < runs; run++)
-            {
-                for (int p = 0; p < leafCount; p++)
-                {
-                    fingerprintNs[run][phaseCount - 1] += fingerprintNs[run][p];
-                    offNs[run][phaseCount - 1] += offNs[run][p];
-                    onNs[run][phaseCount - 1] += onNs[run][p];
-                    offWallNs[run][phaseCount - 1] += offWallNs[run][p];
-                    onWallNs[run][phaseCount - 1] += onWallNs[run][p];
-                    allocOn[run][phaseCount - 1] += allocOn[run][p];
-                }
-            }
-            for (int p = 0; p < leafCount; p++)
-            {
-                bytes[phaseCount - 1] += bytes[p];
-            }
+            addLeavesToWholeTrace(fingerprintNs, leafCount);
+            addLeavesToWholeTrace(offNs, leafCount);
+            addLeavesToWholeTrace(onNs, leafCount);
+            addLeavesToWholeTrace(offWallNs, leafCount);
+            addLeavesToWholeTrace(onWallNs, leafCount);
+            addLeavesToWholeTrace(allocOn, leafCount);
+            addLeavesToWholeTrace(bytes, leafCount);
         }
 
         final Breakdown off = Breakdown.median(offSteps);
@@ -163,14 +139,7 @@ final class PeerBench
 
         if (!json)
         {
-            out.printf(Locale.ROOT, "trace %s: %,d requests, %,d tokens, sha256 %s (matches peer-traces.md)%n",
-                kind.cliName, n, trace.tokenCount(), digest);
-            out.printf(Locale.ROOT, "  attention only, page %d, KV pool %,d pages; %d measured runs after %d warm-up " +
-                "runs, medians of thread CPU time (wall in --json)%n  journal: Chronicle Queue in a temp dir, " +
-                "unsynced, pretouch %s%n", PeerTrace.PAGE_SIZE, kind.kvPoolPages(), runs, warmups,
-                pretouch ? "on" : "off");
-            out.printf(Locale.ROOT, "  %-7s %5s %9s %9s %7s %9s %7s %8s %11s %11s %11s%n", "phase", "reqs",
-                "off us", "on us", "on/off", "fp us", "B/doc", "alloc B", "hit tok", "evict tok", "tree tok");
+            printHeader(kind, n, digest);
         }
         for (int p = 0; p < phaseCount; p++)
         {
@@ -216,16 +185,79 @@ final class PeerBench
         }
         if (!json)
         {
-            final int a = phaseCount - 1;
-            out.printf(Locale.ROOT, "  expected (peer-traces.md): hit %,d, evicted %,d, in tree %,d tokens: %s%n",
-                kind.expectedHitTokens, kind.expectedEvictedTokens, kind.expectedTokensInTree,
-                off.hit[a] * PeerTrace.PAGE_SIZE == kind.expectedHitTokens &&
-                off.evicted[a] * PeerTrace.PAGE_SIZE == kind.expectedEvictedTokens &&
-                off.tree[a] * PeerTrace.PAGE_SIZE == kind.expectedTokensInTree ? "reproduced" : "DIFFERENT");
-            out.printf(Locale.ROOT, "  us per input (wall, median), whole trace, journal off / on:%s%n",
-                off.text(a, n, on));
+            printWholeTraceCheck(kind, n, off, on);
         }
         out.flush();
+    }
+
+    private String verifiedDigest(final PeerTrace.Kind kind)
+    {
+        final String digest = trace.sha256();
+        if (!digest.equals(kind.sha256))
+        {
+            throw new CliException("trace " + kind.cliName + " has digest " + digest + ", not the published " +
+                kind.sha256 + ": the generator does not reproduce shared/peer-traces.md", KvledgerMain.EXIT_FOUND,
+                null);
+        }
+        return digest;
+    }
+
+    private void allocateFingerprints(final int n)
+    {
+        hi = new long[n][];
+        lo = new long[n][];
+        pages = new int[n];
+        tails = new int[n];
+        for (int r = 0; r < n; r++)
+        {
+            final int count = trace.request(r).length / PeerTrace.PAGE_SIZE;
+            hi[r] = new long[count];
+            lo[r] = new long[count];
+        }
+    }
+
+    /**
+     * Add the leaf phases' columns of every run into the last column, the whole trace's.
+     */
+    private static void addLeavesToWholeTrace(final long[][] perRun, final int leafCount)
+    {
+        for (final long[] run : perRun)
+        {
+            addLeavesToWholeTrace(run, leafCount);
+        }
+    }
+
+    private static void addLeavesToWholeTrace(final long[] perPhase, final int leafCount)
+    {
+        final int all = perPhase.length - 1;
+        for (int p = 0; p < leafCount; p++)
+        {
+            perPhase[all] += perPhase[p];
+        }
+    }
+
+    private void printHeader(final PeerTrace.Kind kind, final int n, final String digest)
+    {
+        out.printf(Locale.ROOT, "trace %s: %,d requests, %,d tokens, sha256 %s (matches peer-traces.md)%n",
+            kind.cliName, n, trace.tokenCount(), digest);
+        out.printf(Locale.ROOT, "  attention only, page %d, KV pool %,d pages; %d measured runs after %d warm-up " +
+            "runs, medians of thread CPU time (wall in --json)%n  journal: Chronicle Queue in a temp dir, " +
+            "unsynced, pretouch %s%n", PeerTrace.PAGE_SIZE, kind.kvPoolPages(), runs, warmups,
+            pretouch ? "on" : "off");
+        out.printf(Locale.ROOT, "  %-7s %5s %9s %9s %7s %9s %7s %8s %11s %11s %11s%n", "phase", "reqs",
+            "off us", "on us", "on/off", "fp us", "B/doc", "alloc B", "hit tok", "evict tok", "tree tok");
+    }
+
+    private void printWholeTraceCheck(final PeerTrace.Kind kind, final int n, final Breakdown off, final Breakdown on)
+    {
+        final int a = phases.size() - 1;
+        out.printf(Locale.ROOT, "  expected (peer-traces.md): hit %,d, evicted %,d, in tree %,d tokens: %s%n",
+            kind.expectedHitTokens, kind.expectedEvictedTokens, kind.expectedTokensInTree,
+            off.hit[a] * PeerTrace.PAGE_SIZE == kind.expectedHitTokens &&
+            off.evicted[a] * PeerTrace.PAGE_SIZE == kind.expectedEvictedTokens &&
+            off.tree[a] * PeerTrace.PAGE_SIZE == kind.expectedTokensInTree ? "reproduced" : "DIFFERENT");
+        out.printf(Locale.ROOT, "  us per input (wall, median), whole trace, journal off / on:%s%n",
+            off.text(a, n, on));
     }
 
     private void serve(final PeerLifecycle lifecycle, final long[] cpuNanos, final long[] wallNanos,

@@ -258,7 +258,8 @@ final class RunCommand implements Callable<Integer>
     {
         return String.format(Locale.ROOT, "kvledger run: %s, %d requests of %d tokens (+%d), page %d, %d KV pages, " +
             "%d Mamba slots, device %s, store %s%s, faults %s", workload.cliName(), requests, promptTokens,
-            extendTokens, pageSize, kvPages, mambaSlots, deterministic ? "simulated" : device.name().toLowerCase(Locale.ROOT),
+            extendTokens, pageSize, kvPages, mambaSlots,
+            deterministic ? "simulated" : device.name().toLowerCase(Locale.ROOT),
             deterministic ? "simulated" : store, deterministic || !"file".equals(store) ? "" : " (" + storeDir + ")",
             faults.isEmpty() ? "none" : faults.toString());
     }

@@ -63,7 +63,8 @@ final class RunLimits
         final WorkloadOptions shape = new WorkloadOptions();
         shape.kind = kind;
         final long minPrompt = shape.minPromptTokens(pageSize);
-        Flags.range("--prompt-tokens", promptTokens, minPrompt, MAX_TOKENS, "tokens", promptReason(kind, shape, pageSize));
+        Flags.range("--prompt-tokens", promptTokens, minPrompt, MAX_TOKENS, "tokens",
+            promptReason(kind, shape, pageSize));
         Flags.range("--extend-tokens", extendTokens, 0, MAX_TOKENS, "tokens", "tokens added to a prompt");
         final long pages = requestPages(promptTokens, extendTokens, pageSize);
         if (pages > MAX_REQUEST_PAGES)
@@ -120,8 +121,8 @@ final class RunLimits
         final long heap = heapBytes(config, kind, requests, promptTokens, extendTokens);
         Flags.memory(String.format(Locale.ROOT, "--requests %d, --prompt-tokens %d, --extend-tokens %d and " +
             "--page-size %d", requests, promptTokens, extendTokens, config.pageSize()),
-            "the workload's tokens and the engine's tables, with --kv-pages " + config.deviceKvPages(), heap, heapCap / 4 * 3,
-            "(three quarters of the heap this JVM may use; -Xmx, set through KVLEDGER_JAVA_OPTS)");
+            "the workload's tokens and the engine's tables, with --kv-pages " + config.deviceKvPages(), heap,
+            heapCap / 4 * 3, "(three quarters of the heap this JVM may use; -Xmx, set through KVLEDGER_JAVA_OPTS)");
     }
 
     /**

@@ -191,7 +191,8 @@ public final class CheckReport
             b.append(Html.escape(title)).append(": ");
         }
         b.append(documents).append(" documents checked, ");
-        b.append(clean() ? "no invariant broke" : violationCount + (violationCount == 1 ? " violation" : " violations"));
+        b.append(clean() ? "no invariant broke" :
+            violationCount + (violationCount == 1 ? " violation" : " violations"));
         if (violationCount > violations.size())
         {
             b.append(" (first ").append(violations.size()).append(" listed)");

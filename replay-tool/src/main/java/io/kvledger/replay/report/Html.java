@@ -19,8 +19,10 @@ final class Html
         .inv { font-weight: 700; color: #b91c1c; }
         .subject { font-weight: 600; color: #1d4ed8; }
         details summary { cursor: pointer; color: #4b5563; margin: 0.2em 0; }
-        table.history, table.invariants { border-collapse: collapse; font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
-        table.history td, table.invariants td { padding: 1px 8px; border-bottom: 1px solid #f3f4f6; vertical-align: top; }
+        table.history, table.invariants { border-collapse: collapse; \
+        font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+        table.history td, table.invariants td { padding: 1px 8px; border-bottom: 1px solid #f3f4f6; \
+        vertical-align: top; }
         table.invariants { font-family: inherit; font-size: 13px; }
         svg.timeline { border: 1px solid #e5e7eb; background: #fff; }
         svg.timeline text { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 11px; }

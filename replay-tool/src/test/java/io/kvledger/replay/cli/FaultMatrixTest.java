@@ -58,8 +58,8 @@ class FaultMatrixTest
     void shouldFindEverySwitchNameItAtItsFirstBadDocumentAndShrinkIt(final FaultSwitch fault)
     {
         final Set<String> expected = EXPECTED.get(fault.name());
-        assertNotNull(expected, "new fault switch " + fault.name() + ": add what it breaks to FaultMatrixTest.EXPECTED " +
-            "and its row to the README's matrix");
+        assertNotNull(expected, "new fault switch " + fault.name() + ": add what it breaks to " +
+            "FaultMatrixTest.EXPECTED and its row to the README's matrix");
         final long mask = 1L << fault.bit();
 
         Explorer.Outcome found = null;

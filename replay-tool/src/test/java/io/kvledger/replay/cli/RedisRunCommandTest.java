@@ -128,12 +128,14 @@ class RedisRunCommandTest
     {
         try (RedisServers cluster = RedisServers.cluster(3))
         {
-            final List<Object> first = new ArrayList<>(List.of(run(dir.resolve("a"), "cluster", cluster.uris().get(0))));
+            final List<Object> first = new ArrayList<>(
+                List.of(run(dir.resolve("a"), "cluster", cluster.uris().get(0))));
             first.add("--redis");
             first.add(cluster.uris().get(1));
             first.add("--json");
             final JsonNode a = kvledger(first.toArray()).exits(0).json();
-            final List<Object> second = new ArrayList<>(List.of(run(dir.resolve("b"), "cluster", cluster.uris().get(2))));
+            final List<Object> second = new ArrayList<>(
+                List.of(run(dir.resolve("b"), "cluster", cluster.uris().get(2))));
             second.add("--json");
             final JsonNode b = kvledger(second.toArray()).exits(0).json();
 

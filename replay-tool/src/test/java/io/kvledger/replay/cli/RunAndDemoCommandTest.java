@@ -73,7 +73,8 @@ class RunAndDemoCommandTest
     @Test
     void shouldRefuseTheDataPathBenchmarkWithOneLineWithoutCudaOrAGpu()
     {
-        assertTrue(kvledger("bench", "--data-path").failsWithOneLine().contains("bench --data-path needs --device cuda"));
+        assertTrue(kvledger("bench", "--data-path").failsWithOneLine()
+            .contains("bench --data-path needs --device cuda"));
         assertTrue(kvledger("bench", "--device", "cuda").failsWithOneLine().contains("add --data-path"));
         assertTrue(kvledger("bench", "--device", "gpu").failsWithOneLine().contains("unknown device 'gpu'"));
         if (!io.kvledger.engine.device.CudaDeviceBackend.available(null))

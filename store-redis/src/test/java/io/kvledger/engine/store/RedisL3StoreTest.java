@@ -11,7 +11,6 @@ import static io.kvledger.engine.store.RecordingStoreListener.QUERY;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The L3 store contract on a real single-node redis-server, plus what is Redis's own: values checked by their
