@@ -3,6 +3,7 @@ package io.kvledger.engine;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
@@ -92,10 +93,10 @@ final class Admission
             return ResultCode.PASS_OPEN;
         }
         state.passOpen = true;
-        state.passMaxRunning = in.value1();
-        state.passTokens = in.value2();
-        state.passInputTokens = in.value3();
-        state.passChunkTokens = in.value4();
+        state.passMaxRunning = Inputs.maxRunning(in);
+        state.passTokens = Inputs.tokenBudget(in);
+        state.passInputTokens = Inputs.inputTokenBudget(in);
+        state.passChunkTokens = Inputs.chunkTokenBudget(in);
         state.passAdmitted = 0;
         return ResultCode.OK;
     }

@@ -5,6 +5,7 @@ import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.RequestState;
 
@@ -321,12 +322,13 @@ public final class CacheStateMachine
 
     // ------------------------------------------------------------------------------------------------ tick
 
-    /** Time passes: value1 > 0 asks to evict up to that many unlocked device pages (Long.MAX_VALUE: flush). */
+    /** Time passes: a positive {@link Inputs#evictPages} evicts up to that many unlocked device pages. */
     private int onTick(final InputRecord in)
     {
-        if (in.value1() > 0)
+        final long evictPages = Inputs.evictPages(in);
+        if (evictPages > 0)
         {
-            tree.evictPages((int)Math.min(in.value1(), Integer.MAX_VALUE), state.ignoreOpLocks);
+            tree.evictPages((int)Math.min(evictPages, Integer.MAX_VALUE), state.ignoreOpLocks);
         }
         read.drainParkedHits();
         return ResultCode.OK;

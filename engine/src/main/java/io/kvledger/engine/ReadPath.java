@@ -3,6 +3,7 @@ package io.kvledger.engine;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Reason;
@@ -78,7 +79,9 @@ final class ReadPath
             return ResultCode.DUPLICATE_REQUEST;
         }
         final int pages = in.fingerprintCount();
-        if (pages > requests.maxPages() || in.value1() < 0 || in.value1() >= config.pageSize() || in.value2() < 0)
+        final long tailTokens = Inputs.tailTokens(in);
+        final long maxNewTokens = Inputs.maxNewTokens(in);
+        if (pages > requests.maxPages() || tailTokens < 0 || tailTokens >= config.pageSize() || maxNewTokens < 0)
         {
             return ResultCode.BAD_REQUEST_SIZE;
         }
@@ -88,7 +91,7 @@ final class ReadPath
         }
         final int r = requests.add(requestId);
         final int off = requests.offset(r);
-        final long namespace = in.value3();
+        final long namespace = Inputs.namespace(in);
         final long saltHi = namespaceSalt(namespace, 0);
         final long saltLo = namespaceSalt(namespace, 1);
         for (int i = 0; i < pages; i++)
@@ -98,8 +101,8 @@ final class ReadPath
         }
         requests.namespace[r] = namespace;
         requests.pages[r] = pages;
-        requests.tailTokens[r] = (int)in.value1();
-        requests.maxNewTokens[r] = in.value2();
+        requests.tailTokens[r] = (int)tailTokens;
+        requests.maxNewTokens[r] = maxNewTokens;
         requests.arrivalNs[r] = state.nowNs;
         effects.requestState(requestId, RequestState.NULL_VAL, RequestState.WAITING);
 
@@ -177,11 +180,13 @@ final class ReadPath
             return ResultCode.OK;
         }
         requests.queryOp[r] = NONE;
-        final int present = (int)Math.min(Math.max(0, in.value1()), requests.pages[r] - requests.queryStart[r]);
+        final int present =
+            (int)Math.min(Math.max(0, Inputs.presentPages(in)), requests.pages[r] - requests.queryStart[r]);
+        final int mambaPresent = (int)Math.min(Math.max(0, Inputs.mambaPages(in)), present);
         int usable = present;
         for (final TreeComponent c : components)
         {
-            usable = Math.min(usable, c.usableHit(present, (int)Math.min(Math.max(0, in.value2()), present)));
+            usable = Math.min(usable, c.usableHit(present, mambaPresent));
         }
         counters.hitPagesReported += present;
         if (usable <= 0)
@@ -292,7 +297,8 @@ final class ReadPath
         final int r = requests.slotOf(requestId);
         final boolean wanted = r != NONE && requests.fetchOp[r] == in.op() &&
             requests.state[r] == RequestState.WAITING;
-        final boolean complete = in.ok() && in.value1() >= ops.pagesMoved[o] && (!config.hybrid() || in.value2() != 0);
+        final boolean complete = in.ok() && Inputs.pagesRead(in) >= ops.pagesMoved[o] &&
+            (!config.hybrid() || Inputs.mambaRead(in));
         if (!wanted || !complete)
         {
             final int pages = ops.pagesMoved[o];

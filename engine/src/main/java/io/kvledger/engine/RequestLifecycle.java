@@ -1,6 +1,7 @@
 package io.kvledger.engine;
 
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.RequestState;
 import io.kvledger.journal.codec.SlotState;
@@ -139,7 +140,7 @@ final class RequestLifecycle
             case RUNNING:
                 for (final TreeComponent c : components)
                 {
-                    c.observe(r, in.value1(), in.value2(), in.value3());
+                    c.observe(r, Inputs.writePos(in), Inputs.cacheBase(in), Inputs.isFlush(in));
                 }
                 unwindAdmission(r, true);
                 state.running--;

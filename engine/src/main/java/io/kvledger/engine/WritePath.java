@@ -4,6 +4,7 @@ import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Reason;
@@ -91,8 +92,8 @@ final class WritePath
         {
             return ResultCode.REQUEST_STATE;
         }
-        final long computed = in.value1();
-        final long tracked = in.value2();
+        final long computed = Inputs.computedPages(in);
+        final long tracked = Inputs.trackedPages(in);
         if (computed < 0 || computed > requests.pages[r] || tracked < 0 || tracked > computed)
         {
             return ResultCode.BAD_REQUEST_SIZE;
@@ -130,7 +131,7 @@ final class WritePath
         for (final TreeComponent c : components)
         {
             c.cache(r, node != NONE && tree.depth(node) == length ? node : NONE, finish,
-                in.value3(), in.value4(), in.value5());
+                Inputs.writePos(in), Inputs.cacheBase(in), Inputs.isFlush(in));
         }
         if (node != NONE)
         {
