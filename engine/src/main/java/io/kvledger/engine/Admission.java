@@ -549,4 +549,20 @@ final class Admission
         counters.admittedPages += requests.pages[r];
         counters.prefixPages += plan.prefixPages;
     }
+
+    /**
+     * Mix the loads and copies queued for PASS_END, in launch order, into a state hash (nothing when none wait).
+     *
+     * @param hash the hash so far.
+     * @return the hash with the queue mixed in.
+     */
+    long hashQueued(final long hash)
+    {
+        long h = hash;
+        for (int i = 0; i < queuedLaunchCount; i++)
+        {
+            h = RequestTable.mix(h ^ ops.id[queuedLaunch[i]]);
+        }
+        return h;
+    }
 }

@@ -389,6 +389,10 @@ public final class CacheStateMachine
     }
 
     /**
+     * A hash of all state decisions depend on: tree, pools, cursors, requests (with their budgets, arrival time,
+     * L3 query, fetch and hold, page keys), ops, components, the running count, the parked hits in order, the pass
+     * budgets, the backup backlog and the loads queued for PASS_END.
+     *
      * @return a hash of the whole state that two engines fed the same inputs agree on.
      */
     public long stateHash()
@@ -417,6 +421,6 @@ public final class CacheStateMachine
         h = RequestTable.mix(h ^ state.passTokens);
         h = RequestTable.mix(h ^ state.passInputTokens);
         h = RequestTable.mix(h ^ state.passChunkTokens);
-        return write.hashBacklog(h);
+        return admission.hashQueued(write.hashBacklog(h));
     }
 }

@@ -282,6 +282,8 @@ public final class OpTable
             {
                 long x = RequestTable.mix(id[s] ^ ((long)kind[s].value() << 56) ^ ((long)state[s] << 48));
                 x = RequestTable.mix(x ^ request[s] ^ ((long)node[s] << 32));
+                x = RequestTable.mix(x ^ pagesMoved[s] ^ ((long)ackFreePool[s] << 32) ^ ((long)ackFreeSlot[s] << 40) ^
+                    (receipt[s] != NONE ? 1L << 63 : 0));
                 final int base = s * maxMoves;
                 for (int i = 0; i < moveCount[s]; i++)
                 {

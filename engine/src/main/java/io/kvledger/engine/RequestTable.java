@@ -189,6 +189,7 @@ final class RequestTable
         {
             if (state[s] != null)
             {
+                final int off = offset(s);
                 long x = id[s] * 0x9E3779B97F4A7C15L;
                 x = mix(x ^ state[s].value());
                 x = mix(x ^ pages[s]);
@@ -197,7 +198,21 @@ final class RequestTable
                 x = mix(x ^ loadOp[s] ^ (cowOp[s] << 32));
                 x = mix(x ^ lockedNode[s] ^ ((long)parkPages[s] << 32));
                 x = mix(x ^ (prefixReceipt[s] != NONE ? 1 : 0) ^ (namespace[s] << 1));
-                final int off = offset(s);
+                // What admission and the read path decide on: budgets, the arrival time the prefetch grace and
+                // timeout count from, the L3 query and fetch in flight, the hit's span, the page keys.
+                x = mix(x ^ tailTokens[s] ^ (maxNewTokens[s] << 20));
+                x = mix(x ^ arrivalNs[s]);
+                x = mix(x ^ queryOp[s] ^ (fetchOp[s] << 32));
+                x = mix(x ^ queryStart[s] ^ ((long)parkStart[s] << 32));
+                for (int i = 0; i < pages[s]; i++)
+                {
+                    x = mix(x ^ fpHi[off + i] ^ Long.rotateLeft(fpLo[off + i], 17));
+                }
+                final int hoff = holdOffset(s);
+                for (int i = 0; i < holdSlotCount[s]; i++)
+                {
+                    x = mix(x ^ holdSlot[hoff + i] ^ ((long)holdSlotPool[hoff + i] << 32));
+                }
                 for (int i = 0; i < validPages[s]; i++)
                 {
                     x = mix(x ^ pageIds[off + i]);
