@@ -16,7 +16,7 @@ import io.kvledger.journal.codec.SlotState;
  * Admission: PASS_BEGIN opens a pass with its budgets (running limit, total, input and chunk tokens), ADMIT decides
  * one request against the gates (L3 answer, running limit, component slots, token budgets, device pages, op table,
  * tree nodes) and commits it as a staged load or a compute-only admission, PASS_END launches what the pass queued.
- * Owns the list of loads and copies queued for PASS_END; the pass budgets sit in the shared {@link EngineState}.
+ * Owns the list of loads and copies queued for PASS_END; the pass budgets sit in the shared {@link ApplyState}.
  * <p>
  * Decisions:
  * <ul>
@@ -31,7 +31,7 @@ import io.kvledger.journal.codec.SlotState;
  */
 final class Admission
 {
-    private static final int NONE = EngineState.NONE;
+    private static final int NONE = ApplyState.NONE;
 
     /** How long an Admit waits for an L3 existence query before giving up on it (event time). */
     private static final long QUERY_GRACE_NS = 5_000_000L;
@@ -40,7 +40,7 @@ final class Admission
     private final int[] queuedLaunch;
     private int queuedLaunchCount;
 
-    private final EngineState state;
+    private final ApplyState state;
     private final EngineConfig config;
     private final Effects effects;
     private final RadixTree tree;
@@ -59,7 +59,7 @@ final class Admission
     /**
      * @param state the state holder shared with the other flows.
      */
-    Admission(final EngineState state)
+    Admission(final ApplyState state)
     {
         this.state = state;
         config = state.config;

@@ -19,7 +19,7 @@ import io.kvledger.journal.codec.RequestState;
  * behind {@link TreeComponent}. Engine thread only; allocation-free in steady state.
  * <p>
  * One {@code apply} switch hands each input to the flow it concerns, as Aeron's consensus module agent hands work
- * to its election and timer service; the flows share one state holder ({@link EngineState}: configuration, pools,
+ * to its election and timer service; the flows share one state holder ({@link ApplyState}: configuration, pools,
  * tree, request and op tables, effects, counters, sequence and time, pass budgets, running count):
  * <ul>
  * <li>{@link ReadPath}: ARRIVE, STORAGE_HIT, FETCH_DONE; the parked-hit FIFO.</li>
@@ -47,9 +47,9 @@ import io.kvledger.journal.codec.RequestState;
  */
 public final class CacheStateMachine
 {
-    private static final int NONE = EngineState.NONE;
+    private static final int NONE = ApplyState.NONE;
 
-    private final EngineState state;
+    private final ApplyState state;
     private final EngineConfig config;
     private final EffectList effectList;
     private final RadixTree tree;
@@ -70,7 +70,7 @@ public final class CacheStateMachine
     public CacheStateMachine(final EngineConfig config)
     {
         this.config = config;
-        state = new EngineState(config);
+        state = new ApplyState(config);
         effectList = state.effectList;
         tree = state.tree;
         requests = state.requests;

@@ -23,9 +23,9 @@ import io.kvledger.journal.codec.SlotState;
  */
 final class OpCompletion
 {
-    private static final int NONE = EngineState.NONE;
+    private static final int NONE = ApplyState.NONE;
 
-    private final EngineState state;
+    private final ApplyState state;
     private final Effects effects;
     private final RadixTree tree;
     private final RequestTable requests;
@@ -38,7 +38,7 @@ final class OpCompletion
     /**
      * @param state the state holder shared with the other flows.
      */
-    OpCompletion(final EngineState state)
+    OpCompletion(final ApplyState state)
     {
         this.state = state;
         effects = state.effects;

@@ -13,7 +13,7 @@ import io.kvledger.journal.codec.SlotState;
 /**
  * The L3 read path: an ARRIVE queries L3 for the pages past the usable device prefix, a STORAGE_HIT either starts
  * the fetch into host staging or parks the hit, a FETCH_DONE turns the staging into the request's hold (STAGED).
- * Owns the parked-hit FIFO ({@link ParkedHits}, in the shared {@link EngineState}) and the retry of parked hits
+ * Owns the parked-hit FIFO ({@link ParkedHits}, in the shared {@link ApplyState}) and the retry of parked hits
  * whenever staging frees ({@link #drainParkedHits()}, which then lets the write path flush its backlog).
  * <p>
  * Decisions:
@@ -28,9 +28,9 @@ import io.kvledger.journal.codec.SlotState;
  */
 final class ReadPath
 {
-    private static final int NONE = EngineState.NONE;
+    private static final int NONE = ApplyState.NONE;
 
-    private final EngineState state;
+    private final ApplyState state;
     private final EngineConfig config;
     private final Effects effects;
     private final RadixTree tree;
@@ -46,7 +46,7 @@ final class ReadPath
     /**
      * @param state the state holder shared with the other flows.
      */
-    ReadPath(final EngineState state)
+    ReadPath(final ApplyState state)
     {
         this.state = state;
         config = state.config;

@@ -19,9 +19,9 @@ import io.kvledger.journal.codec.SlotState;
  */
 final class RequestLifecycle
 {
-    private static final int NONE = EngineState.NONE;
+    private static final int NONE = ApplyState.NONE;
 
-    private final EngineState state;
+    private final ApplyState state;
     private final EngineConfig config;
     private final Effects effects;
     private final RequestTable requests;
@@ -34,7 +34,7 @@ final class RequestLifecycle
     /**
      * @param state the state holder shared with the other flows.
      */
-    RequestLifecycle(final EngineState state)
+    RequestLifecycle(final ApplyState state)
     {
         this.state = state;
         config = state.config;

@@ -26,7 +26,7 @@ import io.kvledger.journal.codec.SlotState;
  */
 final class WritePath
 {
-    private static final int NONE = EngineState.NONE;
+    private static final int NONE = ApplyState.NONE;
 
     /** Backup backlog (a ring): node to back up and the first page not yet backed up. */
     private final int[] backlogNode;
@@ -34,7 +34,7 @@ final class WritePath
     private int backlogHead;
     private int backlogCount;
 
-    private final EngineState state;
+    private final ApplyState state;
     private final EngineConfig config;
     private final Effects effects;
     private final SlotPool kvPool;
@@ -53,7 +53,7 @@ final class WritePath
     /**
      * @param state the state holder shared with the other flows.
      */
-    WritePath(final EngineState state)
+    WritePath(final ApplyState state)
     {
         this.state = state;
         config = state.config;

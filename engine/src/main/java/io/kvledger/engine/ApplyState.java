@@ -16,9 +16,10 @@ import io.kvledger.journal.codec.Role;
  * structures of one apply. It also holds the few primitives every flow needs (journal a state change, journal a
  * queued op, release a request's lock or prefix pin, match a request's usable device prefix).
  * <p>
- * Engine thread only; allocation happens only at construction.
+ * Engine thread only; allocation happens only at construction. (Named apart from the runtime's lifecycle enum
+ * {@code io.kvledger.engine.counters.EngineState}.)
  */
-final class EngineState
+final class ApplyState
 {
     /** Value of a slot, node, op or request index that does not apply. */
     static final int NONE = -1;
@@ -75,7 +76,7 @@ final class EngineState
      * @param config engine configuration.
      * @throws IllegalArgumentException when a component refuses the configuration (buffer-only fence).
      */
-    EngineState(final EngineConfig config)
+    ApplyState(final EngineConfig config)
     {
         this.config = config;
         effectList = new EffectList(256);
