@@ -283,6 +283,8 @@ public final class OpTable
             {
                 long x = Hashing.mixGamma(id[s] ^ ((long)kind[s].value() << 56) ^ ((long)state[s] << 48));
                 x = Hashing.mixGamma(x ^ request[s] ^ ((long)node[s] << 32));
+                x = Hashing.mixGamma(x ^ pagesMoved[s] ^ ((long)ackFreePool[s] << 32) ^ ((long)ackFreeSlot[s] << 40) ^
+                    (receipt[s] != NONE ? 1L << 63 : 0));
                 final int base = s * maxMoves;
                 for (int i = 0; i < moveCount[s]; i++)
                 {

@@ -190,6 +190,7 @@ final class RequestTable
         {
             if (state[s] != null)
             {
+                final int off = offset(s);
                 long x = id[s] * 0x9E3779B97F4A7C15L;
                 x = Hashing.mixGamma(x ^ state[s].value());
                 x = Hashing.mixGamma(x ^ pages[s]);
@@ -198,7 +199,21 @@ final class RequestTable
                 x = Hashing.mixGamma(x ^ loadOp[s] ^ (cowOp[s] << 32));
                 x = Hashing.mixGamma(x ^ lockedNode[s] ^ ((long)parkPages[s] << 32));
                 x = Hashing.mixGamma(x ^ (prefixReceipt[s] != NONE ? 1 : 0) ^ (namespace[s] << 1));
-                final int off = offset(s);
+                // What admission and the read path decide on: budgets, the arrival time the prefetch grace and
+                // timeout count from, the L3 query and fetch in flight, the hit's span, the page keys.
+                x = Hashing.mixGamma(x ^ tailTokens[s] ^ (maxNewTokens[s] << 20));
+                x = Hashing.mixGamma(x ^ arrivalNs[s]);
+                x = Hashing.mixGamma(x ^ queryOp[s] ^ (fetchOp[s] << 32));
+                x = Hashing.mixGamma(x ^ queryStart[s] ^ ((long)parkStart[s] << 32));
+                for (int i = 0; i < pages[s]; i++)
+                {
+                    x = Hashing.mixGamma(x ^ fpHi[off + i] ^ Long.rotateLeft(fpLo[off + i], 17));
+                }
+                final int hoff = holdOffset(s);
+                for (int i = 0; i < holdSlotCount[s]; i++)
+                {
+                    x = Hashing.mixGamma(x ^ holdSlot[hoff + i] ^ ((long)holdSlotPool[hoff + i] << 32));
+                }
                 for (int i = 0; i < validPages[s]; i++)
                 {
                     x = Hashing.mixGamma(x ^ pageIds[off + i]);
@@ -207,16 +222,5 @@ final class RequestTable
             }
         }
         return h;
-    }
-
-    /**
-     * Kept for the callers in {@link CacheStateMachine}; new code calls {@link Hashing#mixGamma} directly.
-     *
-     * @param value to mix.
-     * @return {@link Hashing#mixGamma}{@code (value)}.
-     */
-    static long mix(final long value)
-    {
-        return Hashing.mixGamma(value);
     }
 }

@@ -2,8 +2,8 @@ package io.kvledger.engine;
 
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.EffectType;
-import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.Reason;
@@ -53,7 +53,7 @@ final class Driver
     /** Arrive in a namespace; the fingerprints depend on {@code seed} only, as a caller passing its own would. */
     long arrive(final long request, final long seed, final int pages, final long namespace)
     {
-        in.reset().type(InputType.ARRIVE).request(request).value1(0).value2(8).value3(namespace);
+        Inputs.arrive(in.reset(), request, 0, 8, namespace);
         for (int i = 0; i < pages; i++)
         {
             in.addFingerprint(seed * 1_000_003L + i, (seed << 20) ^ (i * 0x9E3779B97F4A7C15L));
@@ -64,14 +64,13 @@ final class Driver
 
     long storageHit(final long queryOp, final int present, final int statePages)
     {
-        check(apply(in.reset().type(InputType.STORAGE_HIT).op(queryOp).value1(present).value2(statePages)),
-            ResultCode.OK);
+        check(apply(Inputs.storageHit(in.reset(), queryOp, present, statePages)), ResultCode.OK);
         return opId(EffectType.OP_QUEUED, OpKind.FETCH);
     }
 
     void fetchDone(final long fetchOp, final int pages)
     {
-        check(apply(in.reset().type(InputType.FETCH_DONE).op(fetchOp).ok(true).value1(pages).value2(1)), ResultCode.OK);
+        check(apply(Inputs.fetchDone(in.reset(), fetchOp, true, pages, true)), ResultCode.OK);
     }
 
     /** Arrive, hit L3 for every page with a state at the end, stage the hit. */
@@ -94,17 +93,17 @@ final class Driver
 
     void fetchFailed(final long fetchOp)
     {
-        check(apply(in.reset().type(InputType.FETCH_DONE).op(fetchOp).ok(false).value1(0).value2(0)), ResultCode.OK);
+        check(apply(Inputs.fetchDone(in.reset(), fetchOp, false, 0, false)), ResultCode.OK);
     }
 
     void tick(final long evictPages)
     {
-        check(apply(in.reset().type(InputType.TICK).value1(evictPages)), ResultCode.OK);
+        check(apply(Inputs.tick(in.reset(), evictPages)), ResultCode.OK);
     }
 
     int abort(final long request)
     {
-        return apply(in.reset().type(InputType.ABORT).request(request));
+        return apply(Inputs.abort(in.reset(), request, 0, 0, 0));
     }
 
     /** Owner of the first OP_QUEUED of a kind in the last input, or -1. */
@@ -135,34 +134,32 @@ final class Driver
 
     void passBegin()
     {
-        check(apply(in.reset().type(InputType.PASS_BEGIN).value1(64).value2(1 << 30).value3(1 << 30).value4(1 << 30)),
-            ResultCode.OK);
+        check(apply(Inputs.passBegin(in.reset(), 64, 1 << 30, 1 << 30, 1 << 30)), ResultCode.OK);
     }
 
     void passEnd()
     {
-        check(apply(in.reset().type(InputType.PASS_END)), ResultCode.OK);
+        check(apply(Inputs.passEnd(in.reset())), ResultCode.OK);
     }
 
     int admit(final long request)
     {
-        return apply(in.reset().type(InputType.ADMIT).request(request));
+        return apply(Inputs.admit(in.reset(), request));
     }
 
     int retract(final long request)
     {
-        return apply(in.reset().type(InputType.RETRACT).request(request));
+        return apply(Inputs.retract(in.reset(), request));
     }
 
     int ack(final long op, final boolean ok)
     {
-        return apply(in.reset().type(InputType.ACK).op(op).ok(ok));
+        return apply(Inputs.ack(in.reset(), op, ok));
     }
 
     int finish(final long request, final int pages, final long writePos, final long cacheBase, final long isFlush)
     {
-        return apply(in.reset().type(InputType.FINISH).request(request).value1(pages).value2(pages)
-            .value3(writePos).value4(cacheBase).value5(isFlush));
+        return apply(Inputs.finish(in.reset(), request, pages, pages, writePos, cacheBase, isFlush));
     }
 
     /** Id of the first effect of a type (and op kind) in the last input, or -1. */

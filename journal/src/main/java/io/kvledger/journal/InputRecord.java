@@ -6,7 +6,8 @@ import io.kvledger.journal.codec.InputType;
  * One engine input: the ring event of the live loop, the record replay feeds back, and the input half of a
  * journal document. Mutable and reused; allocation happens only at construction.
  * <p>
- * Field meaning per {@link InputType} is given in the journal schema ({@code kvledger-journal.xml}).
+ * What {@code value1..value5} mean per {@link InputType} is said in one place, {@link Inputs}: build and read
+ * inputs through its typed encoders and named accessors (the journal schema describes the same for its readers).
  * Not thread-safe: a producer fills it, then ownership passes to the engine thread through the ring.
  */
 public final class InputRecord

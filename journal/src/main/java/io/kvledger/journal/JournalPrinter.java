@@ -19,11 +19,6 @@ public final class JournalPrinter implements JournalListener
     /** Names of the FaultSet choices by bit position, read from the schema's generated codec (the one source). */
     private static final String[] FAULT_NAMES = schemaFaultNames();
 
-    private static final String[] ARRIVE_VALUES = { "tail", "maxNew", "ns", "value4", "value5" };
-    private static final String[] STORAGE_VALUES = { "pages", "mamba", "value3", "value4", "value5" };
-    private static final String[] PASS_VALUES = { "maxRunning", "tokens", "inputTokens", "chunkTokens", "value5" };
-    private static final String[] ABORT_VALUES = { "writePos", "cacheBase", "isFlush", "value4", "value5" };
-
     /**
      * The FaultSet choices as the schema declares them: SBE generates one static {@code boolean name(long)} test
      * per choice on {@link FaultSetDecoder}; each one's bit is found by probing.
@@ -61,8 +56,6 @@ public final class JournalPrinter implements JournalListener
         }
         return names;
     }
-    private static final String[] PROGRESS_VALUES = { "pages", "tracked", "writePos", "cacheBase", "isFlush" };
-    private static final String[] PLAIN_VALUES = { "value1", "value2", "value3", "value4", "value5" };
     private static final String EFFECT_INDENT = "    ";
     private static final String NONE = "?";
 
@@ -211,7 +204,8 @@ public final class JournalPrinter implements JournalListener
     }
 
     /**
-     * One input without its result: {@code #<seq> t=<ns> <TYPE> req=<id> op=<id> <named values>}.
+     * One input without its result: {@code #<seq> t=<ns> <TYPE> req=<id> op=<id> <named values>}, the values named
+     * by {@link Inputs#valueName}.
      *
      * @param input to describe.
      * @return the text; ids equal to -1 and values equal to 0 are left out.
@@ -233,12 +227,11 @@ public final class JournalPrinter implements JournalListener
         {
             text.append(" pages=").append(input.fingerprintCount());
         }
-        final String[] names = valueNames(type);
-        value(text, names[0], input.value1());
-        value(text, names[1], input.value2());
-        value(text, names[2], input.value3());
-        value(text, names[3], input.value4());
-        value(text, names[4], input.value5());
+        value(text, Inputs.valueName(type, 1), input.value1());
+        value(text, Inputs.valueName(type, 2), input.value2());
+        value(text, Inputs.valueName(type, 3), input.value3());
+        value(text, Inputs.valueName(type, 4), input.value4());
+        value(text, Inputs.valueName(type, 5), input.value5());
         return text.toString();
     }
 
@@ -353,27 +346,6 @@ public final class JournalPrinter implements JournalListener
                 break;
         }
         return text.toString();
-    }
-
-    private static String[] valueNames(final InputType type)
-    {
-        switch (type)
-        {
-            case ARRIVE:
-                return ARRIVE_VALUES;
-            case STORAGE_HIT:
-            case FETCH_DONE:
-                return STORAGE_VALUES;
-            case PASS_BEGIN:
-                return PASS_VALUES;
-            case ABORT:
-                return ABORT_VALUES;
-            case CHUNK:
-            case FINISH:
-                return PROGRESS_VALUES;
-            default:
-                return PLAIN_VALUES;
-        }
     }
 
     private static void state(final StringBuilder text, final SlotState state, final long owner)

@@ -8,7 +8,7 @@ import io.kvledger.engine.sim.DataPlane;
 import io.kvledger.engine.sim.Decision;
 import io.kvledger.engine.sim.EnginePort;
 import io.kvledger.journal.InputRecord;
-import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.Inputs;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -66,64 +66,61 @@ public final class Session implements EnginePort
     public int arrive(final long requestId, final long namespace, final int[] tokens, final int count,
         final long maxNewTokens)
     {
-        input.reset().type(InputType.ARRIVE).request(requestId).value2(maxNewTokens).value3(namespace);
+        input.reset();
         final int tail = fingerprinter.fingerprint(namespace, tokens, count, input);
-        input.value1(tail);
-        return call(input);
+        return call(Inputs.arrive(input, requestId, tail, maxNewTokens, namespace));
     }
 
     /** Start a scheduling pass with its budgets. */
     public int beginPass(final long maxRunning, final long tokenBudget, final long inputBudget, final long chunkBudget)
     {
-        return call(input.reset().type(InputType.PASS_BEGIN).value1(maxRunning).value2(tokenBudget)
-            .value3(inputBudget).value4(chunkBudget));
+        return call(Inputs.passBegin(input.reset(), maxRunning, tokenBudget, inputBudget, chunkBudget));
     }
 
     /** Ask to admit a request; on OK, {@link #decision()} says which load or copy to wait for. */
     public int admit(final long requestId)
     {
-        return call(input.reset().type(InputType.ADMIT).request(requestId));
+        return call(Inputs.admit(input.reset(), requestId));
     }
 
     /** The scheduler drops an admitted request before its batch runs. */
     public int retract(final long requestId)
     {
-        return call(input.reset().type(InputType.RETRACT).request(requestId));
+        return call(Inputs.retract(input.reset(), requestId));
     }
 
     /** End the pass: queued loads and copies launch. */
     public int endPass()
     {
-        return call(input.reset().type(InputType.PASS_END));
+        return call(Inputs.passEnd(input.reset()));
     }
 
     /** Abort a request, with the ReplaySSM cursors the server last saw for its working state. */
     public int abort(final long requestId, final long writePos, final long cacheBase, final long isFlush)
     {
-        return call(input.reset().type(InputType.ABORT).request(requestId).value1(writePos).value2(cacheBase)
-            .value3(isFlush));
+        return call(Inputs.abort(input.reset(), requestId, writePos, cacheBase, isFlush));
     }
 
     /** Chunked-prefill progress: cache what is computed so far. */
     public int chunk(final long requestId, final int computedPages, final int trackedPages, final long writePos,
         final long cacheBase, final long isFlush)
     {
-        return call(input.reset().type(InputType.CHUNK).request(requestId).value1(computedPages)
-            .value2(trackedPages).value3(writePos).value4(cacheBase).value5(isFlush));
+        return call(Inputs.chunk(input.reset(), requestId, computedPages, trackedPages, writePos, cacheBase,
+            isFlush));
     }
 
     /** The request is done: cache its pages and checkpoint, release it. */
     public int finish(final long requestId, final int computedPages, final int trackedPages, final long writePos,
         final long cacheBase, final long isFlush)
     {
-        return call(input.reset().type(InputType.FINISH).request(requestId).value1(computedPages)
-            .value2(trackedPages).value3(writePos).value4(cacheBase).value5(isFlush));
+        return call(Inputs.finish(input.reset(), requestId, computedPages, trackedPages, writePos, cacheBase,
+            isFlush));
     }
 
     /** Let time pass; {@code evictPages} > 0 evicts up to that many unlocked device pages. */
     public int tick(final long evictPages)
     {
-        return call(input.reset().type(InputType.TICK).value1(evictPages));
+        return call(Inputs.tick(input.reset(), evictPages));
     }
 
     /**

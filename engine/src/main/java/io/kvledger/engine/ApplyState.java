@@ -1,0 +1,249 @@
+package io.kvledger.engine;
+
+import io.kvledger.engine.slot.MambaCursors;
+import io.kvledger.engine.slot.SlotPool;
+import io.kvledger.engine.tree.MatchResult;
+import io.kvledger.engine.tree.RadixTree;
+import io.kvledger.journal.EffectList;
+import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.RequestState;
+import io.kvledger.journal.codec.Role;
+
+/**
+ * The one state holder the flows of {@link CacheStateMachine} share, as Aeron's consensus module agent shares its
+ * state with the election and the timer service: configuration, pools, tree, request and op tables, the effects
+ * being recorded, counters, the input's sequence and time, the pass budgets, the running count and the scratch
+ * structures of one apply. It also holds the few primitives every flow needs (journal a state change, journal a
+ * queued op, release a request's lock or prefix pin, match a request's usable device prefix).
+ * <p>
+ * Engine thread only; allocation happens only at construction. (Named apart from the runtime's lifecycle enum
+ * {@code io.kvledger.engine.counters.EngineState}.)
+ */
+final class ApplyState
+{
+    /** Value of a slot, node, op or request index that does not apply. */
+    static final int NONE = -1;
+
+    final EngineConfig config;
+    final EffectList effectList;
+    final Effects effects;
+    final SlotPool kvPool;
+    final SlotPool mambaPool;
+    final SlotPool hostKvPool;
+    final SlotPool hostMambaPool;
+    final MambaCursors cursors;
+    final RadixTree tree;
+    final RequestTable requests;
+    final OpTable ops;
+    final TreeComponent[] components;
+    final ParkedHits parked;
+    final EngineCounters counters = new EngineCounters();
+    /** Whether eviction ignores op locks (the EVICT_NODE_WITH_INFLIGHT_LOAD fault switch). */
+    final boolean ignoreOpLocks;
+
+    /** Scratch of one apply: the admission being decided. */
+    final AdmissionPlan plan = new AdmissionPlan();
+    /** Scratch of one apply: the last device match of a request's pages. */
+    final MatchResult match = new MatchResult();
+    /** Scratch of one apply: a second match or an insert's result. */
+    final MatchResult scratchMatch = new MatchResult();
+    /** Scratch of one apply: page ids, one per request page. */
+    final int[] pageScratch;
+    /** Scratch of one apply: canonical page ids an insert returns. */
+    final int[] canonicalScratch;
+
+    /** Sequence of the input being applied. */
+    long sequence;
+    /** Event time of the input being applied. */
+    long nowNs;
+    /** Requests admitted and not yet finished, aborted or retracted. */
+    int running;
+
+    /** Whether a scheduling pass is open (between PASS_BEGIN and PASS_END). */
+    boolean passOpen;
+    /** The open pass's running limit. */
+    long passMaxRunning;
+    /** The open pass's remaining total token budget (extend plus max new tokens). */
+    long passTokens;
+    /** The open pass's remaining input token budget. */
+    long passInputTokens;
+    /** The open pass's remaining chunk token budget. */
+    long passChunkTokens;
+    /** Requests the open pass admitted so far. */
+    int passAdmitted;
+
+    /**
+     * @param config engine configuration.
+     * @throws IllegalArgumentException when a component refuses the configuration (buffer-only fence).
+     */
+    ApplyState(final EngineConfig config)
+    {
+        this.config = config;
+        effectList = new EffectList(256);
+        effects = new Effects(effectList);
+        kvPool = new SlotPool(Pool.DEVICE_KV, config.deviceKvPages(), effects);
+        hostKvPool = new SlotPool(Pool.HOST_KV, config.hostKvPages(), effects);
+        if (config.hybrid())
+        {
+            mambaPool = new SlotPool(Pool.DEVICE_MAMBA, config.deviceMambaSlots(), effects);
+            hostMambaPool = new SlotPool(Pool.HOST_MAMBA, Math.max(1, config.hostMambaSlots()), effects);
+            cursors = new MambaCursors(config.deviceMambaSlots(), effects);
+        }
+        else
+        {
+            mambaPool = null;
+            hostMambaPool = null;
+            cursors = null;
+        }
+        tree = new RadixTree(config.maxNodes(), config.maxNodes() + config.maxRequests() * 2 + config.maxOps(),
+            kvPool, mambaPool, effects);
+        requests = new RequestTable(config.maxRequests(), config.maxRequestPages());
+        ops = new OpTable(config.maxOps(), config.maxRequestPages() + 4, effects);
+        ignoreOpLocks = config.fault(FaultSwitch.EVICT_NODE_WITH_INFLIGHT_LOAD);
+        final KvComponent kv = new KvComponent(config, tree, kvPool, hostKvPool, requests, ops, ignoreOpLocks);
+        if (config.hybrid())
+        {
+            components = new TreeComponent[]{
+                kv,
+                new MambaComponent(config, tree, mambaPool, hostMambaPool, cursors, effects, requests, ops)};
+        }
+        else
+        {
+            components = new TreeComponent[]{kv};
+        }
+        for (final TreeComponent c : components)
+        {
+            c.validate(config);
+        }
+        parked = new ParkedHits(config.maxRequests());
+        pageScratch = new int[config.maxRequestPages()];
+        canonicalScratch = new int[config.maxRequestPages()];
+    }
+
+    /** Journal and make a request state change. */
+    void setState(final int r, final RequestState to)
+    {
+        effects.requestState(requests.id[r], requests.state[r], to);
+        requests.state[r] = to;
+    }
+
+    /** Release the request's own tree lock, if it holds one. */
+    void unlockRequest(final int r)
+    {
+        if (requests.lockReceipt[r] != NONE)
+        {
+            tree.release(requests.lockReceipt[r]);
+            requests.lockReceipt[r] = NONE;
+            requests.lockedNode[r] = NONE;
+        }
+    }
+
+    /** Release the pin on the device prefix under the request's L3 hit, if it holds one. */
+    void unpinPrefix(final int r)
+    {
+        if (requests.prefixReceipt[r] != NONE)
+        {
+            tree.release(requests.prefixReceipt[r]);
+            requests.prefixReceipt[r] = NONE;
+        }
+    }
+
+    /** Match the request's pages on the device into {@link #match}; the prefix every component can use. */
+    int usableDevicePrefix(final int r)
+    {
+        tree.match(requests.fpHi, requests.fpLo, requests.offset(r), requests.pages[r],
+            config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), match);
+        int usable = match.pages;
+        for (final TreeComponent c : components)
+        {
+            usable = Math.min(usable, c.usablePrefix(match));
+        }
+        return usable;
+    }
+
+    /** The slot a request computes with (working) or checkpoints into (tracking), or -1. */
+    int requestSlot(final int r, final boolean tracking)
+    {
+        for (final TreeComponent c : components)
+        {
+            final int slot = c.requestSlot(r, tracking);
+            if (slot != NONE)
+            {
+                return slot;
+            }
+        }
+        return NONE;
+    }
+
+    /** Journal an op: OP_QUEUED then one OP_TARGET per distinct slot it reads or writes. */
+    void recordQueued(final int o, final long owner)
+    {
+        final long opId = ops.id[o];
+        final int moves = ops.moveCount[o];
+        int targets = 0;
+        for (int m = 0; m < moves; m++)
+        {
+            if (ops.srcPool(o, m) >= 0 && firstRead(o, m))
+            {
+                targets++;
+            }
+            if (ops.dstPool(o, m) >= 0)
+            {
+                targets++;
+            }
+        }
+        effects.opQueued(opId, ops.kind[o], owner, targets, ops.pagesMoved[o]);
+        for (int m = 0; m < moves; m++)
+        {
+            if (ops.srcPool(o, m) >= 0 && firstRead(o, m))
+            {
+                effects.opTarget(opId, Pool.get(ops.srcPool(o, m)), Role.READ, ops.srcSlot(o, m));
+            }
+        }
+        for (int m = 0; m < moves; m++)
+        {
+            if (ops.dstPool(o, m) >= 0)
+            {
+                effects.opTarget(opId, Pool.get(ops.dstPool(o, m)), Role.WRITE, ops.dstSlot(o, m));
+            }
+        }
+    }
+
+    private boolean firstRead(final int o, final int m)
+    {
+        for (int k = 0; k < m; k++)
+        {
+            if (ops.srcPool(o, k) == ops.srcPool(o, m) && ops.srcSlot(o, k) == ops.srcSlot(o, m))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The pool with a schema code (DEVICE_KV 0, DEVICE_MAMBA 1, HOST_KV 2, HOST_MAMBA 3). */
+    SlotPool poolOf(final byte code)
+    {
+        switch (code)
+        {
+            case 0: return kvPool;
+            case 1: return mambaPool;
+            case 2: return hostKvPool;
+            case 3: return hostMambaPool;
+            default: throw new IllegalStateException("no pool with code " + code + " at sequence " + sequence);
+        }
+    }
+
+    /** The pool of a schema value, or null when the configuration has none. */
+    SlotPool pool(final Pool pool)
+    {
+        switch (pool)
+        {
+            case DEVICE_KV: return kvPool;
+            case DEVICE_MAMBA: return mambaPool;
+            case HOST_KV: return hostKvPool;
+            case HOST_MAMBA: return hostMambaPool;
+            default: return null;
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package io.kvledger.engine;
+
+import io.kvledger.engine.slot.SlotPool;
+import io.kvledger.engine.tree.RadixTree;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Reason;
+import io.kvledger.journal.codec.RequestState;
+import io.kvledger.journal.codec.SlotState;
+
+/**
+ * Op completion: ACK of a load, copy-on-write, backup or store (the answers of L3 queries and fetches belong to the
+ * read path, which completes them here too), settling a finished op (unlock, publish, free its slots) or rolling a
+ * failed or cancelled one back (unlock, delete the node it filled, free everything it held).
+ * <p>
+ * Decisions:
+ * <ul>
+ * <li>Loaded data on an existing node (a state-only load) is attached at the ack, so a visible node never shows
+ * a state that is not there yet; a new node filled by a load is invisible to matching until the ack.</li>
+ * <li>A failed load or copy of a request that still waits for it undoes its admission: the request recomputes
+ * (WAITING again, LOAD_FAILED or COW_FAILED).</li>
+ * </ul>
+ */
+final class OpCompletion
+{
+    private static final int NONE = ApplyState.NONE;
+
+    private final ApplyState state;
+    private final Effects effects;
+    private final RadixTree tree;
+    private final RequestTable requests;
+    private final OpTable ops;
+    private final TreeComponent[] components;
+    private final EngineCounters counters;
+    private ReadPath read;
+    private WritePath write;
+
+    /**
+     * @param state the state holder shared with the other flows.
+     */
+    OpCompletion(final ApplyState state)
+    {
+        this.state = state;
+        effects = state.effects;
+        tree = state.tree;
+        requests = state.requests;
+        ops = state.ops;
+        components = state.components;
+        counters = state.counters;
+    }
+
+    /** Wire the flows this one hands work to (once, at construction of the state machine). */
+    void wire(final ReadPath read, final WritePath write)
+    {
+        this.read = read;
+        this.write = write;
+    }
+
+    int onAck(final InputRecord in)
+    {
+        final int o = ops.slotOf(in.op());
+        if (o == NONE)
+        {
+            return ops.issued(in.op()) ? ResultCode.OP_ALREADY_DONE : ResultCode.UNKNOWN_OP;
+        }
+        final OpKind kind = ops.kind[o];
+        if (kind == OpKind.QUERY || kind == OpKind.FETCH)
+        {
+            return ResultCode.OP_KIND_MISMATCH;
+        }
+        if (ops.state[o] != OpTable.LAUNCHED)
+        {
+            return ResultCode.OP_NOT_LAUNCHED;
+        }
+        final boolean ok = in.ok();
+        final long opId = ops.id[o];
+        final int r = requests.slotOf(ops.request[o]);
+        switch (kind)
+        {
+            case LOAD:
+            case COW:
+                final boolean current = r != NONE &&
+                    (kind == OpKind.LOAD ? requests.loadOp[r] == opId : requests.cowOp[r] == opId);
+                if (current)
+                {
+                    if (kind == OpKind.LOAD)
+                    {
+                        requests.loadOp[r] = NONE;
+                    }
+                    else
+                    {
+                        requests.cowOp[r] = NONE;
+                    }
+                }
+                if (!ok && current)
+                {
+                    // The request recomputes: its admission is undone first so the load's nodes can go.
+                    state.unlockRequest(r);
+                    for (final TreeComponent c : components)
+                    {
+                        c.release(r, false);
+                    }
+                    state.running--;
+                    state.setState(r, RequestState.WAITING);
+                    requests.validPages[r] = 0;
+                    requests.cachedPages[r] = 0;
+                    effects.rejected(requests.id[r], kind == OpKind.LOAD ? Reason.LOAD_FAILED : Reason.COW_FAILED);
+                }
+                completeOp(o, ok);
+                if (ok)
+                {
+                    counters.loadsAcked++;
+                }
+                read.drainParkedHits();
+                break;
+            case BACKUP:
+                write.onBackupAck(o, ok);
+                break;
+            case STORE:
+                ops.complete(o, ok);
+                final int pages = ops.pagesMoved[o];
+                releaseOpSlots(o);
+                ops.remove(o);
+                if (ok)
+                {
+                    effects.pagesStored(opId, pages);
+                    counters.storedPages += pages;
+                }
+                read.drainParkedHits();
+                break;
+            default:
+                return ResultCode.OP_KIND_MISMATCH;
+        }
+        return ResultCode.OK;
+    }
+
+    int checkOp(final int o, final long opId, final OpKind kind)
+    {
+        if (o == NONE)
+        {
+            return ops.issued(opId) ? ResultCode.OP_ALREADY_DONE : ResultCode.UNKNOWN_OP;
+        }
+        if (ops.kind[o] != kind)
+        {
+            return ResultCode.OP_KIND_MISMATCH;
+        }
+        if (ops.state[o] != OpTable.LAUNCHED)
+        {
+            return ResultCode.OP_NOT_LAUNCHED;
+        }
+        return ResultCode.OK;
+    }
+
+    /** Record an op's completion and release everything it held, then remove it. */
+    void completeOp(final int o, final boolean ok)
+    {
+        ops.complete(o, ok);
+        if (ok)
+        {
+            settleOp(o);
+        }
+        else
+        {
+            rollBackOp(o);
+        }
+        ops.remove(o);
+    }
+
+    /** A finished op: unlock its node, publish what it loaded, free its staging and parked slots. */
+    private void settleOp(final int o)
+    {
+        if (ops.receipt[o] != NONE)
+        {
+            tree.release(ops.receipt[o]);
+            ops.receipt[o] = NONE;
+        }
+        if (ops.node[o] != NONE && tree.live(ops.node[o]) && tree.loadingOp(ops.node[o]) == ops.id[o])
+        {
+            tree.markLoading(ops.node[o], NONE);
+        }
+        for (final TreeComponent c : components)
+        {
+            c.opDone(o, true);
+        }
+        releaseOpSlots(o);
+    }
+
+    /** A cancelled or failed op: unlock, delete the node it filled, free everything it held. */
+    void rollBackOp(final int o)
+    {
+        if (ops.receipt[o] != NONE)
+        {
+            tree.release(ops.receipt[o]);
+            ops.receipt[o] = NONE;
+        }
+        for (final TreeComponent c : components)
+        {
+            c.opDone(o, false);
+        }
+        final int node = ops.node[o];
+        if (node != NONE && tree.live(node) && tree.loadingOp(node) == ops.id[o])
+        {
+            tree.markLoading(node, NONE);
+            EngineBugException.check(tree.deleteLeaf(node), "delete of the failed load's node", node, ops.id[o]);
+        }
+        releaseOpSlots(o);
+    }
+
+    /** Free every slot the op owns or parked (staging, redundant destinations, PENDING_FREE slots). */
+    void releaseOpSlots(final int o)
+    {
+        final long opId = ops.id[o];
+        final int moves = ops.moveCount[o];
+        for (int m = 0; m < moves; m++)
+        {
+            freeIfHeldBy(ops.srcPool(o, m), ops.srcSlot(o, m), opId);
+            freeIfHeldBy(ops.dstPool(o, m), ops.dstSlot(o, m), opId);
+        }
+        if (ops.ackFreePool[o] != NONE)
+        {
+            freeIfHeldBy(ops.ackFreePool[o], ops.ackFreeSlot[o], opId);
+            ops.ackFreePool[o] = NONE;
+        }
+    }
+
+    private void freeIfHeldBy(final byte poolCode, final int slot, final long opId)
+    {
+        if (poolCode < 0)
+        {
+            return;
+        }
+        final SlotPool pool = state.poolOf(poolCode);
+        final SlotState current = pool.state(slot);
+        if ((current == SlotState.OP || current == SlotState.PENDING_FREE) && pool.owner(slot) == opId)
+        {
+            pool.move(slot, SlotState.FREE, NONE);
+        }
+    }
+}

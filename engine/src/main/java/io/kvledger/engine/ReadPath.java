@@ -1,0 +1,335 @@
+package io.kvledger.engine;
+
+import io.kvledger.engine.util.Hashing;
+import io.kvledger.engine.tree.MatchResult;
+import io.kvledger.engine.tree.RadixTree;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
+import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Reason;
+import io.kvledger.journal.codec.RequestState;
+import io.kvledger.journal.codec.SlotState;
+
+/**
+ * The L3 read path: an ARRIVE queries L3 for the pages past the usable device prefix, a STORAGE_HIT either starts
+ * the fetch into host staging or parks the hit, a FETCH_DONE turns the staging into the request's hold (STAGED).
+ * Owns the parked-hit FIFO ({@link ParkedHits}, in the shared {@link ApplyState}) and the retry of parked hits
+ * whenever staging frees ({@link #drainParkedHits()}, which then lets the write path flush its backlog).
+ * <p>
+ * Decisions:
+ * <ul>
+ * <li>Parked hits wait in {@link ParkedHits}, a FIFO over request slots that holds them all; a request that gives
+ * its hit up leaves it at once; the head is retried whenever staging frees.</li>
+ * <li>The device prefix under an L3 hit is locked from the query until admission or until the hit is given up, so
+ * a staged hold's prefix cannot shrink (the PREFIX_SHRUNK drop remains only as a guard).</li>
+ * <li>Namespaces: page keys are the caller's fingerprints XOR a per-namespace salt (none for namespace 0), so
+ * tenants never share a node or an L3 key whatever fingerprints they pass.</li>
+ * </ul>
+ */
+final class ReadPath
+{
+    private static final int NONE = ApplyState.NONE;
+
+    private final ApplyState state;
+    private final EngineConfig config;
+    private final Effects effects;
+    private final RadixTree tree;
+    private final RequestTable requests;
+    private final OpTable ops;
+    private final TreeComponent[] components;
+    private final EngineCounters counters;
+    private final ParkedHits parked;
+    private final MatchResult match;
+    private OpCompletion completion;
+    private WritePath write;
+
+    /**
+     * @param state the state holder shared with the other flows.
+     */
+    ReadPath(final ApplyState state)
+    {
+        this.state = state;
+        config = state.config;
+        effects = state.effects;
+        tree = state.tree;
+        requests = state.requests;
+        ops = state.ops;
+        components = state.components;
+        counters = state.counters;
+        parked = state.parked;
+        match = state.match;
+    }
+
+    /** Wire the flows this one hands work to (once, at construction of the state machine). */
+    void wire(final OpCompletion completion, final WritePath write)
+    {
+        this.completion = completion;
+        this.write = write;
+    }
+
+    int onArrive(final InputRecord in)
+    {
+        final long requestId = in.request();
+        if (requestId < 0)
+        {
+            return ResultCode.UNKNOWN_REQUEST;
+        }
+        if (requests.slotOf(requestId) != NONE)
+        {
+            return ResultCode.DUPLICATE_REQUEST;
+        }
+        final int pages = in.fingerprintCount();
+        final long tailTokens = Inputs.tailTokens(in);
+        final long maxNewTokens = Inputs.maxNewTokens(in);
+        if (pages > requests.maxPages() || tailTokens < 0 || tailTokens >= config.pageSize() || maxNewTokens < 0)
+        {
+            return ResultCode.BAD_REQUEST_SIZE;
+        }
+        if (requests.full())
+        {
+            return ResultCode.TOO_MANY_REQUESTS;
+        }
+        final int r = requests.add(requestId);
+        final int off = requests.offset(r);
+        final long namespace = Inputs.namespace(in);
+        final long saltHi = namespaceSalt(namespace, 0);
+        final long saltLo = namespaceSalt(namespace, 1);
+        for (int i = 0; i < pages; i++)
+        {
+            requests.fpHi[off + i] = in.fingerprintHi(i) ^ saltHi;
+            requests.fpLo[off + i] = in.fingerprintLo(i) ^ saltLo;
+        }
+        requests.namespace[r] = namespace;
+        requests.pages[r] = pages;
+        requests.tailTokens[r] = (int)tailTokens;
+        requests.maxNewTokens[r] = maxNewTokens;
+        requests.arrivalNs[r] = state.nowNs;
+        effects.requestState(requestId, RequestState.NULL_VAL, RequestState.WAITING);
+
+        final int usable = state.usableDevicePrefix(r);
+        requests.queryStart[r] = usable;
+        if (pages - usable >= Math.max(1, config.prefetchThresholdPages()) && !ops.full())
+        {
+            final int o = ops.add(OpKind.QUERY, requestId);
+            for (int i = usable; i < pages; i++)
+            {
+                ops.addMove(o, OpTable.L3, NONE, (byte)NONE, NONE, requests.fpHi[off + i], requests.fpLo[off + i]);
+            }
+            requests.queryOp[r] = ops.id[o];
+            effects.opQueued(ops.id[o], OpKind.QUERY, requestId, 0, pages - usable);
+            ops.advance(o, OpTable.LAUNCHED);
+            counters.queries++;
+            pinPrefix(r, usable);
+        }
+        return ResultCode.OK;
+    }
+
+    /**
+     * The salt that keeps namespaces apart inside the engine, whatever fingerprints a caller passes: every page key
+     * is the caller's fingerprint XOR a per-namespace constant (zero for namespace 0, so the default namespace keys
+     * are the caller's own). Equal fingerprints in two namespaces are different keys, so their pages live in
+     * disjoint subtrees under the root and never match across tenants; the L3 keys follow the same rule.
+     */
+    private static long namespaceSalt(final long namespace, final int word)
+    {
+        return namespace == 0 ? 0 : Hashing.mixGamma(namespace * 2 + word);
+    }
+
+    /**
+     * Pin the device prefix an L3 hit will be spliced onto, from its query until the request is admitted or gives
+     * the hit up, as SGLang pins it by default: eviction can then never shrink the prefix under a staged hold.
+     */
+    private void pinPrefix(final int r, final int usable)
+    {
+        if (usable <= 0)
+        {
+            return;
+        }
+        int node = match.node;
+        int end = match.nodePages;
+        if (usable > end)
+        {
+            node = match.partialNode;
+        }
+        else
+        {
+            while (node != RadixTree.ROOT && end - tree.pageCount(node) >= usable)
+            {
+                end -= tree.pageCount(node);
+                node = tree.parent(node);
+            }
+        }
+        requests.prefixReceipt[r] = tree.acquire(node, Component.FULL, SlotState.REQUEST, requests.id[r]);
+    }
+
+    // ------------------------------------------------------------------------------------------------ storage
+
+    int onStorageHit(final InputRecord in)
+    {
+        final int o = ops.slotOf(in.op());
+        final int check = completion.checkOp(o, in.op(), OpKind.QUERY);
+        if (check != ResultCode.OK)
+        {
+            return check;
+        }
+        final long requestId = ops.request[o];
+        completion.completeOp(o, true);
+        final int r = requests.slotOf(requestId);
+        if (r == NONE || requests.queryOp[r] != in.op() || requests.state[r] != RequestState.WAITING)
+        {
+            return ResultCode.OK;
+        }
+        requests.queryOp[r] = NONE;
+        final int present =
+            (int)Math.min(Math.max(0, Inputs.presentPages(in)), requests.pages[r] - requests.queryStart[r]);
+        final int mambaPresent = (int)Math.min(Math.max(0, Inputs.mambaPages(in)), present);
+        int usable = present;
+        for (final TreeComponent c : components)
+        {
+            usable = Math.min(usable, c.usableHit(present, mambaPresent));
+        }
+        counters.hitPagesReported += present;
+        if (usable <= 0)
+        {
+            if (present > 0)
+            {
+                effects.holdDropped(requestId, Reason.NO_CHECKPOINT, present);
+            }
+            state.unpinPrefix(r);
+            return ResultCode.OK;
+        }
+        requests.parkStart[r] = requests.queryStart[r];
+        requests.parkPages[r] = usable;
+        if (parked.size() > 0 || !stagingAvailable(usable) || ops.full())
+        {
+            parkHit(r);
+        }
+        else
+        {
+            startFetch(r);
+        }
+        return ResultCode.OK;
+    }
+
+    private boolean stagingAvailable(final int hitPages)
+    {
+        for (final TreeComponent c : components)
+        {
+            if (c.stagingFree(false) < c.stagingNeeded(hitPages))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void parkHit(final int r)
+    {
+        if (config.fault(FaultSwitch.PARKED_HIT_NEVER_SERVED) && parked.size() > 0)
+        {
+            // The bug this switch restores: a bounded ring that overwrote a live entry, so the hit is never served.
+            effects.hitParked(requests.id[r], requests.parkPages[r]);
+            return;
+        }
+        parked.append(r);
+        effects.hitParked(requests.id[r], requests.parkPages[r]);
+    }
+
+    /** The request gives its parked hit up (admitted without it, aborted, finished). */
+    void unpark(final int r)
+    {
+        requests.parkPages[r] = 0;
+        parked.remove(r);
+    }
+
+    private void startFetch(final int r)
+    {
+        final long requestId = requests.id[r];
+        final int start = requests.parkStart[r];
+        final int pages = requests.parkPages[r];
+        requests.parkPages[r] = 0;
+        final int o = ops.add(OpKind.FETCH, requestId);
+        ops.pagesMoved[o] = pages;
+        for (final TreeComponent c : components)
+        {
+            c.stage(o, r, start, pages);
+        }
+        requests.fetchOp[r] = ops.id[o];
+        requests.holdStart[r] = start;
+        state.recordQueued(o, requestId);
+        ops.advance(o, OpTable.LAUNCHED);
+        counters.fetches++;
+    }
+
+    /** Staging was freed: retry parked hits (head first), then queued backups, while staging lasts. */
+    void drainParkedHits()
+    {
+        drainParkedReads();
+        write.flushBackups();
+    }
+
+    private void drainParkedReads()
+    {
+        int r = parked.head();
+        while (r != NONE)
+        {
+            EngineBugException.require(requests.parkPages[r] > 0 && requests.state[r] == RequestState.WAITING,
+                "parked hit of a request that gave it up:", requests.id[r], r);
+            if (!stagingAvailable(requests.parkPages[r]) || ops.full())
+            {
+                return;
+            }
+            parked.remove(r);
+            startFetch(r);
+            r = parked.head();
+        }
+    }
+
+    int onFetchDone(final InputRecord in)
+    {
+        final int o = ops.slotOf(in.op());
+        final int check = completion.checkOp(o, in.op(), OpKind.FETCH);
+        if (check != ResultCode.OK)
+        {
+            return check;
+        }
+        final long requestId = ops.request[o];
+        final int r = requests.slotOf(requestId);
+        final boolean wanted = r != NONE && requests.fetchOp[r] == in.op() &&
+            requests.state[r] == RequestState.WAITING;
+        final boolean complete = in.ok() && Inputs.pagesRead(in) >= ops.pagesMoved[o] &&
+            (!config.hybrid() || Inputs.mambaRead(in));
+        if (!wanted || !complete)
+        {
+            final int pages = ops.pagesMoved[o];
+            completion.completeOp(o, in.ok());
+            if (wanted)
+            {
+                requests.fetchOp[r] = NONE;
+                effects.holdDropped(requestId, Reason.FETCH_SHORT, pages);
+                state.unpinPrefix(r);
+                counters.drops++;
+            }
+            drainParkedHits();
+            return ResultCode.OK;
+        }
+        // The staging becomes the request's hold: visible to this request only.
+        requests.fetchOp[r] = NONE;
+        requests.holdPages[r] = ops.pagesMoved[o];
+        final int moves = ops.moveCount[o];
+        for (int m = 0; m < moves; m++)
+        {
+            state.poolOf(ops.dstPool(o, m)).move(ops.dstSlot(o, m), SlotState.REQUEST, requestId);
+            requests.holdSlotPool[requests.holdOffset(r) + m] = ops.dstPool(o, m);
+            requests.holdSlot[requests.holdOffset(r) + m] = ops.dstSlot(o, m);
+        }
+        requests.holdSlotCount[r] = moves;
+        ops.complete(o, true);
+        ops.remove(o);
+        effects.holdStaged(requestId, in.op(), requests.holdPages[r], requests.holdStart[r]);
+        state.setState(r, RequestState.STAGED);
+        counters.holdsStaged++;
+        return ResultCode.OK;
+    }
+}
