@@ -73,6 +73,11 @@ final class ExploreCommand implements Callable<Integer>
     @Option(names = "--keep-going", description = "Run every seed even after a finding (default: stop at the first).")
     boolean keepGoing;
 
+    @Option(names = "--record", paramLabel = "N", defaultValue = "10",
+        description = "With --keep-going, write at most N findings under --out (default: ${DEFAULT-VALUE}); the rest " +
+            "are counted and listed with their seed.")
+    int record;
+
     @Option(names = "--json", description = "Print one JSON object at the end instead of lines.")
     boolean json;
 
@@ -90,6 +95,10 @@ final class ExploreCommand implements Callable<Integer>
         if (minutes != null && !(minutes > 0 && minutes <= 10_000))
         {
             throw new CliException("--minutes must be above 0 and at most 10000 (got " + minutes + ")");
+        }
+        if (record < 0)
+        {
+            throw new CliException("--record must be 0 or more (got " + record + ")");
         }
         if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory))
         {
@@ -144,7 +153,8 @@ final class ExploreCommand implements Callable<Integer>
             {
                 found++;
                 byRule.merge(o.rule, 1, Integer::sum);
-                findings.add(record(o));
+                findings.add(found <= record ? record(o) : Json.object().put("seed", o.seed).put("rule", o.rule)
+                    .put("sequence", o.sequence).put("text", o.text).put("config", o.config.summary));
             }
             if (terminal)
             {
