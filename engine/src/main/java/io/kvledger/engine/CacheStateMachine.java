@@ -210,12 +210,6 @@ public final class CacheStateMachine
         return ops.size();
     }
 
-    /** @return entries in the parked-hit FIFO (live or not yet dropped); a liveness probe for the explorer. */
-    public int parkedHits()
-    {
-        return parkedCount;
-    }
-
     /** @return nodes waiting in the backup backlog; a liveness probe for the explorer. */
     public int backupBacklog()
     {

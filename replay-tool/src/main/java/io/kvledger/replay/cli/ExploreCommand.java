@@ -40,7 +40,7 @@ import java.util.concurrent.Callable;
         "Each seed picks pools (generous to very scarce), host staging, request limits, tracking slots, prefetch " +
             "policy, rates of retract, abort, failed acks, slow copies and eviction ticks, and a workload mix. Every " +
             "document goes through the offline checker (invariants I1-I20 as `check --invariants` lists them) and " +
-            "the progress rules (L1-L6), and the engine verifies its structures after every input."},
+            "the progress rules (L1-L5), and the engine verifies its structures after every input."},
     footer = {"", "Exit codes: 0 every seed clean, 1 something found (written under --out), 2 bad input or usage."})
 final class ExploreCommand implements Callable<Integer>
 {
@@ -268,7 +268,7 @@ final class ExploreCommand implements Callable<Integer>
         }
         else
         {
-            report.add("not shrunk: the shrinker reduces invariant violations; progress findings (L1-L6), engine " +
+            report.add("not shrunk: the shrinker reduces invariant violations; progress findings (L1-L5), engine " +
                 "errors and data-plane mismatches are reported with their whole journal");
         }
         OutputFiles.writeString(dir.resolve("report.txt"), String.join("\n", report) + "\n", "the seed report");
