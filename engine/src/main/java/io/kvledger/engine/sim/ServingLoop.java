@@ -27,7 +27,8 @@ import java.util.SplittableRandom;
  * Chaos (issue 9, section 5): with the {@link WorkloadOptions} chaos rates above zero, the loop also aborts and
  * retracts requests at every point of their life, drawn from its own seeded random source: while waiting or staged,
  * right after admission with the load or copy-on-write still queued, while that op is launched, when the data is
- * ready but the request has not run, and between chunks. The hook sits where the loop picks its next action
+ * ready but the request has not run, and between chunks; and it sends eviction ticks. The hook sits where the loop
+ * picks its next action
  * ({@link #chaosAfterAdmit} in the pass, {@link #chaosStep} before computing); with every rate at zero it draws
  * nothing, so runs without chaos are unchanged.
  * <p>

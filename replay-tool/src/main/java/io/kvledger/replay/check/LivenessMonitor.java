@@ -31,8 +31,8 @@ import java.util.Map;
  * <li>{@code L3 not-quiescent}: at the end of a run, a request is not finished, aborted or rejected, an op is in
  * flight, or a slot is still owned by a request, an op or is pending free.</li>
  * </ul>
- * The serving side adds its own: no progress for a bounded number of steps, and the engine's backlog and parked
- * FIFO empty at quiescence. Single thread.
+ * The serving side adds its own: {@code L4 no-progress} (no request finished for a bounded number of steps) and
+ * {@code L5 backlog-stuck} (the engine's backup backlog not empty at quiescence). Single thread.
  */
 public final class LivenessMonitor
 {

@@ -234,6 +234,13 @@ final class JournalFixture
             return this;
         }
 
+        Doc parked(final long request, final int pages)
+        {
+            final int i = effects.add(EffectType.HIT_PARKED);
+            effects.owner(i, request).value1(i, pages);
+            return this;
+        }
+
         Doc stored(final long op, final int pages)
         {
             final int i = effects.add(EffectType.PAGES_STORED);
