@@ -646,7 +646,8 @@ public final class ServingLoop implements EnginePort.OpListener
         for (int p = 0; p < a.prefixPages; p++)
         {
             final int page = a.pageIds[p];
-            if (data.digest(Pool.DEVICE_KV, page) != data.expectedDigest(Pool.DEVICE_KV, ContentSeeds.kvPage(a.hi[p], a.lo[p])))
+            final long expected = data.expectedDigest(Pool.DEVICE_KV, ContentSeeds.kvPage(a.hi[p], a.lo[p]));
+            if (data.digest(Pool.DEVICE_KV, page) != expected)
             {
                 mismatch(a, Pool.DEVICE_KV, page, "prefix page " + p + " does not hold its content");
                 break;

@@ -399,8 +399,9 @@ public final class ShadowModel
         {
             if (slot.state == SlotState.FREE && to == SlotState.FREE)
             {
-                slotFinding(Invariant.I12, slot, "double free: released by " + EffectText.owner(from, recordedPrevious) +
-                    " but the slot is already FREE (since #" + slot.ownerSinceSequence + ")");
+                slotFinding(Invariant.I12, slot, "double free: released by " +
+                    EffectText.owner(from, recordedPrevious) + " but the slot is already FREE (since #" +
+                    slot.ownerSinceSequence + ")");
             }
             else
             {
