@@ -1,5 +1,7 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.effect.Effects;
+
 import io.kvledger.engine.slot.MambaCursors;
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;

@@ -1,5 +1,8 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.effect.EngineBugException;
+import io.kvledger.engine.effect.ResultCode;
+
 import io.kvledger.engine.util.Hashing;
 import io.kvledger.engine.slot.MambaCursors;
 import io.kvledger.engine.slot.SlotPool;

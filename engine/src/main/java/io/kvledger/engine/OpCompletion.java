@@ -1,5 +1,9 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.effect.Effects;
+import io.kvledger.engine.effect.EngineBugException;
+import io.kvledger.engine.effect.ResultCode;
+
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;

@@ -1,5 +1,8 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.effect.Effects;
+import io.kvledger.engine.effect.EngineBugException;
+
 import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.OpKind;

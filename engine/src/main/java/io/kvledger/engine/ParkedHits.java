@@ -1,5 +1,7 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.effect.EngineBugException;
+
 /**
  * The FIFO of L3 hits waiting for host staging: an intrusive doubly linked list over request-table slots, so it
  * holds every parked hit whatever the number of requests (a request parks at most one hit), and a request that

@@ -1,5 +1,8 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.effect.Effects;
+import io.kvledger.engine.effect.ResultCode;
+
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Reason;

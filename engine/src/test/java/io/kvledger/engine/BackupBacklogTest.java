@@ -1,5 +1,7 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.effect.ResultCode;
+
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;

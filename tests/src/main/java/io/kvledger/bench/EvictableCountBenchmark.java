@@ -1,6 +1,6 @@
 package io.kvledger.bench;
 
-import io.kvledger.engine.Effects;
+import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.tree.RadixTree;

@@ -3,7 +3,7 @@ package io.kvledger.engine.runtime;
 import io.kvledger.engine.device.ContentDigest;
 import io.kvledger.engine.device.ContentPattern;
 import io.kvledger.engine.device.DeviceBackend;
-import io.kvledger.engine.sim.DataPlane;
+import io.kvledger.engine.api.DataPlane;
 import io.kvledger.journal.codec.Pool;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -206,7 +206,7 @@ public final class KvLedger implements AutoCloseable
 
     /**
      * Whether {@link #close()} has begun: from then on every {@link Session} call that cannot reach the engine
-     * returns {@link io.kvledger.engine.ResultCode#ENGINE_STOPPED}.
+     * returns {@link io.kvledger.engine.effect.ResultCode#ENGINE_STOPPED}.
      *
      * @return true once closing.
      */

@@ -1,6 +1,6 @@
 package io.kvledger.engine.runtime;
 
-import io.kvledger.engine.sim.Decision;
+import io.kvledger.engine.api.Decision;
 import org.agrona.concurrent.IdleStrategy;
 
 /**

@@ -1,12 +1,12 @@
 package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.EngineConfig;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.device.DeviceBackend;
 import io.kvledger.engine.ingress.Fingerprinter;
-import io.kvledger.engine.sim.DataPlane;
-import io.kvledger.engine.sim.Decision;
-import io.kvledger.engine.sim.EnginePort;
+import io.kvledger.engine.api.DataPlane;
+import io.kvledger.engine.api.Decision;
+import io.kvledger.engine.api.EnginePort;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
 import org.agrona.concurrent.BackoffIdleStrategy;

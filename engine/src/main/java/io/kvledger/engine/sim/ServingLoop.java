@@ -1,7 +1,11 @@
 package io.kvledger.engine.sim;
 
+import io.kvledger.engine.api.DataPlane;
+import io.kvledger.engine.api.Decision;
+import io.kvledger.engine.api.EnginePort;
+
 import io.kvledger.engine.EngineConfig;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.ingress.Fingerprinter;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.codec.InputType;

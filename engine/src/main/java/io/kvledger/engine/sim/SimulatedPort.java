@@ -1,5 +1,10 @@
 package io.kvledger.engine.sim;
 
+import io.kvledger.engine.api.DataPlane;
+import io.kvledger.engine.api.Decision;
+import io.kvledger.engine.api.DecisionFiller;
+import io.kvledger.engine.api.EnginePort;
+
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.EngineConfig;

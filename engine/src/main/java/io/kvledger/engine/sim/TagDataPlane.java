@@ -1,5 +1,7 @@
 package io.kvledger.engine.sim;
 
+import io.kvledger.engine.api.DataPlane;
+
 import io.kvledger.journal.codec.Pool;
 
 /**

@@ -1,6 +1,6 @@
 package io.kvledger.engine.slot;
 
-import io.kvledger.engine.Effects;
+import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.Pool;
 

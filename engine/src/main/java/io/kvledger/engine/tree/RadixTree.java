@@ -1,8 +1,8 @@
 package io.kvledger.engine.tree;
 
-import io.kvledger.engine.EngineBugException;
-import io.kvledger.engine.Effects;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.EngineBugException;
+import io.kvledger.engine.effect.Effects;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.Component;

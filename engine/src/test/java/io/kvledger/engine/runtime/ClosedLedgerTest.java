@@ -1,7 +1,7 @@
 package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.EngineConfig;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

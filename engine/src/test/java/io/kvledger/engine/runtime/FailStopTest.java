@@ -3,7 +3,7 @@ package io.kvledger.engine.runtime;
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.EngineConfig;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.device.DeviceConfig;
 import io.kvledger.engine.device.HostDeviceBackend;
 import io.kvledger.engine.store.MemoryL3Store;

@@ -4,7 +4,7 @@ import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.EngineCounters;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.counters.CountersFile;
 import io.kvledger.engine.counters.CountersPublisher;
 import io.kvledger.engine.counters.CountersSnapshot;

@@ -3,7 +3,7 @@ package io.kvledger.engine.runtime;
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.FaultSwitch;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.sim.RunSummary;
 import io.kvledger.engine.sim.ServingLoop;
 import io.kvledger.engine.sim.SimulatedPort;

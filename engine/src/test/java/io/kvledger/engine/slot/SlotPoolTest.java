@@ -1,7 +1,7 @@
 package io.kvledger.engine.slot;
 
-import io.kvledger.engine.Effects;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.Effects;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.Pool;

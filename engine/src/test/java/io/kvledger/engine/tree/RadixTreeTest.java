@@ -1,6 +1,6 @@
 package io.kvledger.engine.tree;
 
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.EffectType;

@@ -1,7 +1,7 @@
 package io.kvledger.replay.check;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.JournalHeader;

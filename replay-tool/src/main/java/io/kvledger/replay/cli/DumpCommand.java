@@ -1,6 +1,6 @@
 package io.kvledger.replay.cli;
 
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.JournalListener;
 import io.kvledger.journal.JournalPrinter;
 import picocli.CommandLine.Command;

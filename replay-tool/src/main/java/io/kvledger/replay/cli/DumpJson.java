@@ -2,7 +2,7 @@ package io.kvledger.replay.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.JournalHeader;

@@ -3,7 +3,7 @@ package io.kvledger.replay.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvledger.engine.FaultSwitch;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.JournalException;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalPrinter;

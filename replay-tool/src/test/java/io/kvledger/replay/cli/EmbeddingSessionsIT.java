@@ -1,7 +1,7 @@
 package io.kvledger.replay.cli;
 
 import io.kvledger.engine.EngineConfig;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.runtime.KvLedger;
 import io.kvledger.engine.runtime.KvLedgerOptions;
 import io.kvledger.engine.runtime.Session;

@@ -1,7 +1,7 @@
 package io.kvledger.replay.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.kvledger.engine.ResultCode;
+import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.codec.InputType;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

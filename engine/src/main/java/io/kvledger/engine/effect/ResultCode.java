@@ -1,4 +1,4 @@
-package io.kvledger.engine;
+package io.kvledger.engine.effect;
 
 /**
  * Result codes of applying an input, grouped by subsystem in ranges of a thousand. Zero is success, positive

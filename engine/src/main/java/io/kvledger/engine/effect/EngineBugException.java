@@ -1,4 +1,4 @@
-package io.kvledger.engine;
+package io.kvledger.engine.effect;
 
 import io.kvledger.journal.codec.InputType;
 

@@ -1,4 +1,4 @@
-package io.kvledger.engine.sim;
+package io.kvledger.engine.api;
 
 import io.kvledger.journal.codec.Pool;
 
