@@ -139,6 +139,20 @@ public final class JournalReader implements AutoCloseable
         {
             throw new IllegalStateException("journal reader for " + directory + " is closed");
         }
+        try
+        {
+            return readOnce(listener, fromSequence, limit);
+        }
+        catch (final InternalError ex)
+        {
+            // A SIGBUS on a mapped queue file that was truncated or damaged is delivered by the JVM as an
+            // InternalError at the next safepoint, which may lie past the inner catch (in Chronicle's own close).
+            return chronicleFailure(ex);
+        }
+    }
+
+    private ReadOutcome readOnce(final JournalListener listener, final long fromSequence, final long limit)
+    {
         resetProgress();
 
         final ReadOutcome refused = scanDirectory();
