@@ -1,5 +1,7 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.util.IndexList;
+
 import io.kvledger.engine.effect.Effects;
 
 import io.kvledger.engine.slot.MambaCursors;
@@ -38,7 +40,7 @@ final class ApplyState
     final RequestTable requests;
     final OpTable ops;
     final TreeComponent[] components;
-    final ParkedHits parked;
+    final IndexList parked;
     final EngineCounters counters = new EngineCounters();
     /** Whether eviction ignores op locks (the EVICT_NODE_WITH_INFLIGHT_LOAD fault switch). */
     final boolean ignoreOpLocks;
@@ -117,7 +119,7 @@ final class ApplyState
         {
             c.validate(config);
         }
-        parked = new ParkedHits(config.maxRequests());
+        parked = new IndexList(config.maxRequests());
         pageScratch = new int[config.maxRequestPages()];
         canonicalScratch = new int[config.maxRequestPages()];
     }

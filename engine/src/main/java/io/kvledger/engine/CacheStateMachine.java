@@ -1,5 +1,7 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.util.IndexList;
+
 import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.ResultCode;
 
@@ -59,7 +61,7 @@ public final class CacheStateMachine
     private final RadixTree tree;
     private final RequestTable requests;
     private final OpTable ops;
-    private final ParkedHits parked;
+    private final IndexList parked;
     private final EngineCounters counters;
     private final ReadPath read;
     private final Admission admission;

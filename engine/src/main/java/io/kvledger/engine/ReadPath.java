@@ -1,5 +1,7 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.util.IndexList;
+
 import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.ResultCode;
@@ -18,12 +20,12 @@ import io.kvledger.journal.codec.SlotState;
 /**
  * The L3 read path: an ARRIVE queries L3 for the pages past the usable device prefix, a STORAGE_HIT either starts
  * the fetch into host staging or parks the hit, a FETCH_DONE turns the staging into the request's hold (STAGED).
- * Owns the parked-hit FIFO ({@link ParkedHits}, in the shared {@link ApplyState}) and the retry of parked hits
+ * Owns the parked-hit FIFO (an {@link IndexList} over request slots, in the shared {@link ApplyState}) and the retry of parked hits
  * whenever staging frees ({@link #drainParkedHits()}, which then lets the write path flush its backlog).
  * <p>
  * Decisions:
  * <ul>
- * <li>Parked hits wait in {@link ParkedHits}, a FIFO over request slots that holds them all; a request that gives
+ * <li>Parked hits wait in a FIFO over request slots that holds them all; a request that gives
  * its hit up leaves it at once; the head is retried whenever staging frees.</li>
  * <li>The device prefix under an L3 hit is locked from the query until admission or until the hit is given up, so
  * a staged hold's prefix cannot shrink (the PREFIX_SHRUNK drop remains only as a guard).</li>
@@ -43,7 +45,7 @@ final class ReadPath
     private final OpTable ops;
     private final TreeComponent[] components;
     private final EngineCounters counters;
-    private final ParkedHits parked;
+    private final IndexList parked;
     private final MatchResult match;
     private OpCompletion completion;
     private WritePath write;
@@ -236,6 +238,7 @@ final class ReadPath
             effects.hitParked(requests.id[r], requests.parkPages[r]);
             return;
         }
+        EngineBugException.require(!parked.contains(r), "request slot parked twice:", r, requests.id[r]);
         parked.append(r);
         effects.hitParked(requests.id[r], requests.parkPages[r]);
     }
@@ -244,7 +247,10 @@ final class ReadPath
     void unpark(final int r)
     {
         requests.parkPages[r] = 0;
-        parked.remove(r);
+        if (parked.contains(r))
+        {
+            parked.remove(r);
+        }
     }
 
     private void startFetch(final int r)

@@ -1,5 +1,7 @@
 package io.kvledger.engine.tree;
 
+import io.kvledger.engine.util.IndexList;
+
 import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.effect.ResultCode;
@@ -31,7 +33,7 @@ import io.kvledger.journal.codec.SlotState;
  * the KV page id itself (next page, fingerprint high and low word), so a split relinks k pages and copies
  * nothing. The tree owns these node and page arrays, the walk, the lock counts and the incrementally kept
  * evictable-page count; it hands four jobs to collaborators in this package: {@link ChildIndex} finds a child by
- * (parent, first-page fingerprint), {@link LockReceipts} keeps the held locks by receipt, two {@link LruList}s
+ * (parent, first-page fingerprint), {@link LockReceipts} keeps the held locks by receipt, two {@link IndexList}s
  * keep the access order, and {@link TreeVerifier} checks the invariants from scratch.
  * <p>
  * LRU: all non-root nodes sit on an intrusive FULL list in last-access order; {@link #touch} moves the node and
@@ -79,8 +81,8 @@ public final class RadixTree
     private int freeNodeTop;
     private int liveNodes;
 
-    private final LruList nodeLru;
-    private final LruList mambaLru;
+    private final IndexList nodeLru;
+    private final IndexList mambaLru;
 
     private final int[] nextPage;
     private final long[] pageHi;
@@ -138,8 +140,8 @@ public final class RadixTree
         lastAccess = new long[maxNodes];
         mambaAccess = new long[maxNodes];
         loadingOp = new long[maxNodes];
-        nodeLru = new LruList(maxNodes);
-        mambaLru = new LruList(maxNodes);
+        nodeLru = new IndexList(maxNodes);
+        mambaLru = new IndexList(maxNodes);
         freeNodes = new int[maxNodes];
         for (int node = 0; node < maxNodes; node++)
         {
@@ -1314,13 +1316,13 @@ public final class RadixTree
     // ------------------------------------------------------------------------------------------------------------
 
     /** @return the FULL LRU of all non-root nodes. */
-    LruList nodeLru()
+    IndexList nodeLru()
     {
         return nodeLru;
     }
 
     /** @return the MAMBA LRU of the nodes holding a Mamba state. */
-    LruList mambaLru()
+    IndexList mambaLru()
     {
         return mambaLru;
     }

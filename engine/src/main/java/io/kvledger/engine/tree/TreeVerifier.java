@@ -1,5 +1,7 @@
 package io.kvledger.engine.tree;
 
+import io.kvledger.engine.util.IndexList;
+
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.SlotState;
@@ -69,7 +71,7 @@ final class TreeVerifier
      */
     int countEvictablePages()
     {
-        final LruList lru = tree.nodeLru();
+        final IndexList lru = tree.nodeLru();
         int total = 0;
         int node = lru.head();
         while (NIL != node)
@@ -329,7 +331,7 @@ final class TreeVerifier
 
     private void verifyLruLists()
     {
-        final LruList lru = tree.nodeLru();
+        final IndexList lru = tree.nodeLru();
         final int liveNodes = tree.nodeCount();
         final int[] position = scratchB;
         int count = 0;
@@ -365,7 +367,7 @@ final class TreeVerifier
             }
         }
 
-        final LruList mambaLru = tree.mambaLru();
+        final IndexList mambaLru = tree.mambaLru();
         final int mambaNodes = mambaLru.size();
         count = 0;
         previous = NIL;
@@ -448,7 +450,7 @@ final class TreeVerifier
                 receipts.mappedCount());
         }
         // Children precede parents on the FULL LRU (checked above), so one pass sums each subtree.
-        final LruList lru = tree.nodeLru();
+        final IndexList lru = tree.nodeLru();
         int node = lru.head();
         while (NIL != node)
         {

@@ -1,17 +1,18 @@
-package io.kvledger.engine.tree;
+package io.kvledger.engine.util;
 
 /**
- * Intrusive doubly linked list of node ids in last-access order, least recent at the head: the tree keeps one for
- * all non-root nodes (the FULL LRU) and one for the nodes holding a Mamba state (the MAMBA LRU).
+ * Intrusive doubly linked list of int ids ({@code 0 .. capacity - 1}), oldest at the head: the tree keeps one in
+ * last-access order for all non-root nodes (the FULL LRU) and one for the nodes holding a Mamba state (the MAMBA
+ * LRU); the read path keeps one over request slots as the FIFO of L3 hits parked for host staging.
  * <p>
  * Owns the previous and next links (two int arrays indexed by node id), the head, the tail and the number of
  * nodes on the list. It does not know access sequences: callers keep the order by appending at the tail on
  * access. Every operation is O(1) and allocation-free; engine thread only.
  */
-final class LruList
+public final class IndexList
 {
     /** End of the list, and the link of a node that is not on it. */
-    static final int NIL = -1;
+    public static final int NIL = -1;
 
     private final int[] prev;
     private final int[] next;
@@ -22,7 +23,7 @@ final class LruList
     /**
      * @param capacity node ids are {@code 0 .. capacity - 1}.
      */
-    LruList(final int capacity)
+    public IndexList(final int capacity)
     {
         prev = new int[capacity];
         next = new int[capacity];
@@ -34,31 +35,40 @@ final class LruList
     }
 
     /** @return least recent node, or {@link #NIL} when empty. */
-    int head()
+    public int head()
     {
         return head;
     }
 
     /** @return most recent node, or {@link #NIL} when empty. */
-    int tail()
+    public int tail()
     {
         return tail;
     }
 
+    /**
+     * @param node an id.
+     * @return whether it is on the list.
+     */
+    public boolean contains(final int node)
+    {
+        return NIL != prev[node] || NIL != next[node] || head == node;
+    }
+
     /** @return nodes on the list. */
-    int size()
+    public int size()
     {
         return size;
     }
 
     /** @param node node on the list. @return the next more recent node, or {@link #NIL}. */
-    int next(final int node)
+    public int next(final int node)
     {
         return next[node];
     }
 
     /** @param node node on the list. @return the next less recent node, or {@link #NIL}. */
-    int prev(final int node)
+    public int prev(final int node)
     {
         return prev[node];
     }
@@ -68,7 +78,7 @@ final class LruList
      *
      * @param node node to add.
      */
-    void append(final int node)
+    public void append(final int node)
     {
         prev[node] = tail;
         next[node] = NIL;
@@ -90,7 +100,7 @@ final class LruList
      * @param existing node on the list.
      * @param node     node to add.
      */
-    void insertAfter(final int existing, final int node)
+    public void insertAfter(final int existing, final int node)
     {
         final int following = next[existing];
         prev[node] = existing;
@@ -112,7 +122,7 @@ final class LruList
      *
      * @param node node on the list.
      */
-    void remove(final int node)
+    public void remove(final int node)
     {
         final int before = prev[node];
         final int after = next[node];
@@ -142,7 +152,7 @@ final class LruList
      *
      * @param node node on the list.
      */
-    void moveToTail(final int node)
+    public void moveToTail(final int node)
     {
         remove(node);
         append(node);
@@ -153,7 +163,7 @@ final class LruList
      *
      * @param node node id.
      */
-    void clearLinks(final int node)
+    public void clearLinks(final int node)
     {
         prev[node] = NIL;
         next[node] = NIL;
