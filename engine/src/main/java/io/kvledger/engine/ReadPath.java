@@ -205,6 +205,15 @@ final class ReadPath
             state.unpinPrefix(r);
             return ResultCode.OK;
         }
+        if (!stagingEverFits(usable))
+        {
+            // More than host staging can ever hold (all-or-nothing, cut at a checkpoint): parked, it would sit at
+            // the head of the FIFO for ever and starve every later hit. Dropped; the request recomputes.
+            effects.holdDropped(requestId, Reason.STAGING_TOO_SMALL, usable);
+            counters.drops++;
+            state.unpinPrefix(r);
+            return ResultCode.OK;
+        }
         requests.parkStart[r] = requests.queryStart[r];
         requests.parkPages[r] = usable;
         if (parked.size() > 0 || !stagingAvailable(usable) || ops.full())
@@ -216,6 +225,18 @@ final class ReadPath
             startFetch(r);
         }
         return ResultCode.OK;
+    }
+
+    private boolean stagingEverFits(final int hitPages)
+    {
+        for (final TreeComponent c : components)
+        {
+            if (c.stagingLimit(false) < c.stagingNeeded(hitPages))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean stagingAvailable(final int hitPages)

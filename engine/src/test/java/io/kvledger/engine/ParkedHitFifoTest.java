@@ -91,4 +91,19 @@ class ParkedHitFifoTest
         d.passBegin();
         assertEquals(ResultCode.NOT_ADMITTED, d.admit(2), "under wait_complete it waits for ever");
     }
+
+    @ParameterizedTest
+    @EnumSource(value = PrefetchPolicy.class, names = {"BEST_EFFORT", "WAIT_COMPLETE"})
+    void shouldDropAHitThatCanNeverFitTheStagingInsteadOfBlockingTheFifo(final PrefetchPolicy policy)
+    {
+        final Driver d = new Driver(config(policy), true);
+        d.storageHit(d.arrive(1, 11, 12), 12, 12);
+        assertEquals(io.kvledger.journal.codec.Reason.STAGING_TOO_SMALL,
+            d.reasonOf(io.kvledger.journal.codec.EffectType.HOLD_DROPPED), "12 pages never fit 8 host pages");
+        assertEquals(-1, d.queuedOwner(OpKind.FETCH));
+        d.storageHit(d.arrive(2, 22, 4), 4, 4);
+        assertEquals(2, d.queuedOwner(OpKind.FETCH), "a later hit is not stuck behind it");
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1), "the dropped request recomputes");
+    }
 }
