@@ -35,6 +35,8 @@ public final class EngineCounters
     public long backupsSkipped;
     /** Backups dropped because they need more host staging than writes may ever use. */
     public long backupsDropped;
+    /** L3 existence queries the store could not answer (journaled as failed ops). */
+    public long queriesFailed;
     /** Inserts refused for want of tree nodes (the request's pages stay its own). */
     public long insertsRefused;
     public long storedPages;

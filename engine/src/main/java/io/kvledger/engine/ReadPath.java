@@ -180,13 +180,22 @@ final class ReadPath
             return check;
         }
         final long requestId = ops.request[o];
-        completion.completeOp(o, true);
+        final boolean failed = Inputs.queryFailed(in);
+        completion.completeOp(o, !failed);
         final int r = requests.slotOf(requestId);
         if (r == NONE || requests.queryOp[r] != in.op() || requests.state[r] != RequestState.WAITING)
         {
             return ResultCode.OK;
         }
         requests.queryOp[r] = NONE;
+        if (failed)
+        {
+            // The store could not answer (a timeout, a lost connection): journaled as a failed query; the request
+            // goes on with its device prefix and recomputes the rest.
+            counters.queriesFailed++;
+            state.unpinPrefix(r);
+            return ResultCode.OK;
+        }
         final int present =
             (int)Math.min(Math.max(0, Inputs.presentPages(in)), requests.pages[r] - requests.queryStart[r]);
         final int mambaPresent = (int)Math.min(Math.max(0, Inputs.mambaPages(in)), present);

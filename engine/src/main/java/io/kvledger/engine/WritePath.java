@@ -36,6 +36,8 @@ final class WritePath
     /** Backup backlog (a ring): node to back up and the first page not yet backed up. */
     private final int[] backlogNode;
     private final int[] backlogFrom;
+    /** The incarnation of each backlog node, so an entry whose node was deleted and its id reused is dropped. */
+    private final long[] backlogIncarnation;
     private int backlogHead;
     private int backlogCount;
 
@@ -74,6 +76,7 @@ final class WritePath
         canonicalScratch = state.canonicalScratch;
         backlogNode = new int[state.config.maxNodes()];
         backlogFrom = new int[state.config.maxNodes()];
+        backlogIncarnation = new long[state.config.maxNodes()];
     }
 
     /** Wire the flows this one hands work to (once, at construction of the state machine). */
@@ -231,6 +234,7 @@ final class WritePath
         final int tail = (backlogHead + backlogCount) % backlogNode.length;
         backlogNode[tail] = node;
         backlogFrom[tail] = from;
+        backlogIncarnation[tail] = tree.incarnation(node);
         backlogCount++;
         flushBackups();
     }
@@ -241,7 +245,8 @@ final class WritePath
         {
             final int node = backlogNode[backlogHead];
             final int from = backlogFrom[backlogHead];
-            if (!tree.live(node) || tree.depth(node) <= from)
+            if (!tree.live(node) || tree.incarnation(node) != backlogIncarnation[backlogHead] ||
+                tree.depth(node) <= from)
             {
                 popBacklog();
                 counters.backupsSkipped++;
@@ -360,7 +365,7 @@ final class WritePath
         for (int i = 0; i < backlogCount; i++)
         {
             final int b = (backlogHead + i) % backlogNode.length;
-            h = Hashing.mixGamma(h ^ backlogNode[b] ^ ((long)backlogFrom[b] << 32));
+            h = Hashing.mixGamma(h ^ backlogNode[b] ^ ((long)backlogFrom[b] << 32) ^ (backlogIncarnation[b] << 48));
         }
         return h;
     }

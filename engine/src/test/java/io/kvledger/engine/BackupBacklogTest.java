@@ -113,4 +113,48 @@ class BackupBacklogTest
         d.finish(2, 4, 0, 0, 0);
         assertEquals(-1, d.opId(EffectType.OP_QUEUED, OpKind.BACKUP), "the bug: stuck behind the oversize one");
     }
+
+    @Test
+    void shouldDropABacklogEntryWhoseNodeWasEvictedAndItsIdReused()
+    {
+        final Driver d = new Driver(base(6).build(), true);
+        d.cold(1, 11, 4);
+        d.cold(2, 22, 4);
+        d.cold(3, 33, 4);
+        d.passBegin();
+        d.admit(1);
+        d.admit(2);
+        d.admit(3);
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.finish(1, 4, 0, 0, 0));
+        final long backup1 = d.opId(EffectType.OP_QUEUED, OpKind.BACKUP);
+        assertTrue(backup1 > 0, "request 1's backup takes 4 of the 6 host pages");
+        assertEquals(ResultCode.OK, d.finish(2, 4, 0, 0, 0));
+        assertEquals(-1, d.opId(EffectType.OP_QUEUED, OpKind.BACKUP), "request 2's backup waits in the backlog");
+        d.tick(Long.MAX_VALUE);
+        final long evicted = idOf(d, EffectType.EVICTED);
+        assertTrue(evicted > 0, "request 2's node is evicted while its backup waits");
+        assertEquals(ResultCode.OK, d.finish(3, 4, 0, 0, 0));
+        assertEquals(evicted, idOf(d, EffectType.NODE_INSERTED), "request 3's node reuses the evicted node's id");
+        assertEquals(ResultCode.OK, d.ack(backup1, true));
+        assertEquals(ResultCode.OK, d.ack(d.opId(EffectType.OP_QUEUED, OpKind.STORE), true));
+        final long backup3 = d.opId(EffectType.OP_QUEUED, OpKind.BACKUP);
+        assertTrue(backup3 > 0, "the backlog moves on");
+        assertEquals(ResultCode.OK, d.ack(backup3, true));
+        assertEquals(ResultCode.OK, d.ack(d.opId(EffectType.OP_QUEUED, OpKind.STORE), true));
+        assertEquals(-1, d.opId(EffectType.OP_QUEUED, OpKind.BACKUP), "request 3's node is backed up once, not " +
+            "again under the stale entry of the evicted node whose id it reuses");
+    }
+
+    private static long idOf(final Driver d, final EffectType type)
+    {
+        for (int i = 0; i < d.last.size(); i++)
+        {
+            if (d.last.type(i) == type)
+            {
+                return d.last.id(i);
+            }
+        }
+        return -1;
+    }
 }

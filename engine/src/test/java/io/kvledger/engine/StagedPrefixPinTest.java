@@ -76,4 +76,19 @@ class StagedPrefixPinTest
         d.tick(Long.MAX_VALUE);
         assertTrue(d.has(EffectType.EVICTED));
     }
+
+    @Test
+    void shouldJournalAFailedQueryAsAFailedOpAndRecompute()
+    {
+        final Driver d = cachedPrefix();
+        final long query = d.arrive(2, 5, 8);
+        assertEquals(ResultCode.OK, d.apply(io.kvledger.journal.Inputs.storageQueryFailed(d.in, query)));
+        assertTrue(d.has(EffectType.OP_FAILED), "the store could not answer: a failed op, not an empty answer");
+        assertFalse(d.has(EffectType.OP_ACKED));
+        assertEquals(1, d.engine.counters().queriesFailed);
+        d.tick(Long.MAX_VALUE);
+        assertTrue(d.has(EffectType.EVICTED), "the prefix is unpinned with the query's failure");
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(2), "the request recomputes");
+    }
 }

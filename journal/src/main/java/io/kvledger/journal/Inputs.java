@@ -16,7 +16,8 @@ import io.kvledger.journal.codec.InputType;
  * <ul>
  * <li>ARRIVE: request; fingerprints = its full pages; value1 = tail tokens (past the last full page), value2 = max
  * new tokens, value3 = namespace id.</li>
- * <li>STORAGE_HIT: op = the L3 query; value1 = consecutive pages present, value2 = deepest page (count) whose Mamba
+ * <li>STORAGE_HIT: op = the L3 query; value3 = 1 when the query failed; value1 = consecutive pages present,
+ * value2 = deepest page (count) whose Mamba
  * state is present.</li>
  * <li>FETCH_DONE: op = the fetch, ok; value1 = pages read into host staging, value2 = 1 when the Mamba state was
  * read.</li>
@@ -277,6 +278,28 @@ public final class Inputs
     public static long mambaPages(final InputRecord in)
     {
         return in.value2();
+    }
+
+    /**
+     * @param in a STORAGE_HIT.
+     * @return whether the query itself failed (a timeout, a lost connection): value3 = 1. Journals written before
+     * this flag have value3 = 0 on every STORAGE_HIT, so they read as answered.
+     */
+    public static boolean queryFailed(final InputRecord in)
+    {
+        return in.value3() != 0;
+    }
+
+    /**
+     * A failed L3 existence query: nothing is known to be present.
+     *
+     * @param in record to fill (reset here).
+     * @param op the L3 query.
+     * @return {@code in}.
+     */
+    public static InputRecord storageQueryFailed(final InputRecord in, final long op)
+    {
+        return fill(in, InputType.STORAGE_HIT, true, InputRecord.NULL_ID, op, 0, 0, 1, 0, 0);
     }
 
     // ------------------------------------------------------------------------------------------------ FETCH_DONE

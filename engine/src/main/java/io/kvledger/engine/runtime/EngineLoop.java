@@ -17,6 +17,7 @@ import io.kvledger.engine.store.L3Store;
 import io.kvledger.engine.store.StoreListener;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
@@ -229,6 +230,20 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     public void onQueryDone(final long op, final int presentPages, final int mambaPages)
     {
         publishCompletion(InputType.STORAGE_HIT, op, true, presentPages, mambaPages);
+    }
+
+    @Override
+    public void onQueryFailed(final long op)
+    {
+        if (!running)
+        {
+            return;
+        }
+        final long seq = ring.next();
+        final EngineEvent event = ring.get(seq);
+        Inputs.storageQueryFailed(event.input, op);
+        event.reply = null;
+        ring.publish(seq);
     }
 
     @Override

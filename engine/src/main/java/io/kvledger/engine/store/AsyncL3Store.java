@@ -355,6 +355,7 @@ abstract class AsyncL3Store implements L3Store
     {
         final long op = plan.op;
         long answer;
+        boolean failed = false;
         try
         {
             answer = answerQuery(plan);
@@ -363,6 +364,7 @@ abstract class AsyncL3Store implements L3Store
         {
             stats.addIoErrors(1);
             answer = 0;
+            failed = true;
         }
 
         plan.released();
@@ -370,7 +372,14 @@ abstract class AsyncL3Store implements L3Store
         stats.addQueries(1);
         try
         {
-            listener.onQueryDone(op, queryPresentPages(answer), queryMambaPages(answer));
+            if (failed)
+            {
+                listener.onQueryFailed(op);
+            }
+            else
+            {
+                listener.onQueryDone(op, queryPresentPages(answer), queryMambaPages(answer));
+            }
         }
         catch (final Throwable ex)
         {

@@ -20,6 +20,17 @@ public interface StoreListener
     void onQueryDone(long op, int presentPages, int mambaPages);
 
     /**
+     * A query could not be answered (a timeout, a lost connection, an I/O error): the engine journals it as a
+     * failed op and the request recomputes. By default it reads as an answer of nothing present.
+     *
+     * @param op the operation id given to {@code query}.
+     */
+    default void onQueryFailed(final long op)
+    {
+        onQueryDone(op, 0, 0);
+    }
+
+    /**
      * A fetch into host staging finished.
      *
      * @param op        the operation id given to {@code fetch}.

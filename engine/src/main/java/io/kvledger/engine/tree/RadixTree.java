@@ -78,6 +78,8 @@ public final class RadixTree
     private final long[] mambaAccess;
     private final long[] loadingOp;
     private final int[] freeNodes;
+    /** How many times each node id was handed out: a holder of an id tells a reused id from the node it knew. */
+    private final long[] incarnation;
     private int freeNodeTop;
     private int liveNodes;
 
@@ -143,6 +145,7 @@ public final class RadixTree
         nodeLru = new IndexList(maxNodes);
         mambaLru = new IndexList(maxNodes);
         freeNodes = new int[maxNodes];
+        incarnation = new long[maxNodes];
         for (int node = 0; node < maxNodes; node++)
         {
             resetNode(node);
@@ -552,9 +555,19 @@ public final class RadixTree
     {
         final int node = freeNodes[--freeNodeTop];
         resetNode(node);
+        incarnation[node]++;
         live[node] = true;
         liveNodes++;
         return node;
+    }
+
+    /**
+     * @param node node id.
+     * @return how many times the id was handed out; a node deleted and its id reused has a new incarnation.
+     */
+    public long incarnation(final int node)
+    {
+        return incarnation[node];
     }
 
     private void resetNode(final int node)
