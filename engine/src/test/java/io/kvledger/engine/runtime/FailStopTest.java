@@ -77,9 +77,11 @@ class FailStopTest
         final CacheStateMachine engine = new CacheStateMachine(config);
         final AtomicInteger journaled = new AtomicInteger();
         final long[] receipt = {-1};
+        final java.util.Set<InputType> journaledTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
         final DocumentSink sink = (in, result, effects) ->
         {
             journaled.incrementAndGet();
+            journaledTypes.add(in.type());
             for (int i = 0; i < effects.size(); i++)
             {
                 if (effects.type(i) == io.kvledger.journal.codec.EffectType.LOCKED && effects.owner(i) == 1)
@@ -120,10 +122,11 @@ class FailStopTest
         assertEquals(ResultCode.OK, admitted);
         assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.PASS_END)));
         assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.CHUNK).request(1).value1(4).value2(4)));
-        final int before = journaled.get();
         assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, in.reset().type(InputType.FINISH).request(1)
             .value1(4).value2(4)), "the failing input's caller is told");
-        assertEquals(before, journaled.get(), "nothing is journaled for the failing input");
+        assertTrue(!journaledTypes.contains(InputType.FINISH), "nothing is journaled for the failing input");
+        // (an ACK of the chunk's backup may have been journaled before the FINISH: the device completes on its own)
+        final int before = journaled.get();
         assertTrue(loop.failure().contains("FINISH") && loop.failure().contains("release of lock receipt"),
             loop.failure());
         assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, in.reset().type(InputType.TICK)),

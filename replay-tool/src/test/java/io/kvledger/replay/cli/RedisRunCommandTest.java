@@ -86,6 +86,15 @@ class RedisRunCommandTest
         final CompletableFuture<CliRun> during = CompletableFuture.supplyAsync(() ->
             kvledger(run(dir.resolve("during"), "fault", uri, "--copy-delay-us", 20_000)));
         awaitClients(3);
+        // The run opens its journal only once it is connected to Redis; the clients count alone may still include
+        // the warm run's connections while they close.
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (!java.nio.file.Files.exists(dir.resolve("during").resolve("metadata.cq4t")))
+        {
+            assertTrue(System.nanoTime() < deadline, "the run never started its journal");
+            Thread.sleep(5);
+        }
+        Thread.sleep(200);
         single.node(0).kill();
         Thread.sleep(500);
         single.node(0).start();
