@@ -2,7 +2,6 @@ package io.kvledger.replay.check;
 
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.codec.Pool;
-import io.kvledger.journal.codec.SlotState;
 
 import java.util.List;
 import java.util.Map;
