@@ -1,0 +1,348 @@
+package io.kvledger.replay.check;
+
+import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.SlotState;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The checks that run at the end of each document: the I19 short OP_TARGET block, I13 for targets queued FREE,
+ * launches in the queuing document and confirmed suspicions, I17 stale cursors, I3 admitted prefixes, I16
+ * undefined Mamba content at a request's first forward, I9/I12 slot leaks and I5 lock leaks of ended ops and
+ * requests (and host staging past a HOLD_DROPPED), I2/I4/I14 node ownership, I18 pool conservation; then the
+ * retirement of ended ops, requests and touched nodes.
+ */
+final class EndOfDocumentRules extends ShadowPart
+{
+    private final OpRules opRules;
+
+    EndOfDocumentRules(final ShadowState state, final OpRules opRules)
+    {
+        super(state);
+        this.opRules = opRules;
+    }
+
+    void endOfDocument()
+    {
+        if (scope.targetsRemaining > 0)
+        {
+            final ShadowOp op = scope.expectingTargets;
+            opFinding(Invariant.I19, op.id, "OP_QUEUED declared " + op.declaredTargets + " targets but only " +
+                (op.declaredTargets - scope.targetsRemaining) + " OP_TARGETs followed");
+        }
+        for (final ShadowOp op : scope.queued)
+        {
+            if (op.state.live())
+            {
+                settleQueuedTargets(op);
+            }
+        }
+        for (final ShadowOp op : scope.launchedSameDocument)
+        {
+            if (op.state == ShadowOp.State.LAUNCHED)
+            {
+                opRules.checkLaunch(op);
+            }
+        }
+        for (final DocumentScope.Suspicion suspicion : scope.suspicions)
+        {
+            if (suspicion.target().op.state.live() && !suspicion.target().reported)
+            {
+                suspicion.target().reported = true;
+                slotFinding(Invariant.I13, suspicion.slot(), suspicion.explanation());
+            }
+        }
+        checkCursors();
+        checkAdmittedPrefixes();
+        checkStartedRequests();
+        for (final ShadowOp op : scope.ended)
+        {
+            checkEndedOp(op);
+        }
+        for (final long request : scope.droppedHolds)
+        {
+            checkHeld(request, true, false, "after its HOLD_DROPPED");
+        }
+        for (final long request : scope.endedRequests)
+        {
+            checkEndedRequest(request);
+        }
+        for (final long node : scope.touchedNodes)
+        {
+            checkNode(node);
+        }
+        checkConservation();
+    }
+
+    /**
+     * I3: an admitted request's device prefix is an unbroken path of live nodes from the root, ending at the node
+     * its FULL lock holds, exactly as deep as the prefix ADMITTED reports.
+     */
+    void checkAdmittedPrefixes()
+    {
+        for (final long[] admitted : admittedPrefixes)
+        {
+            final long request = admitted[0];
+            final long prefix = admitted[1];
+            long node = -1;
+            for (final LockReceipt receipt : tree.heldBy(SlotState.REQUEST, request))
+            {
+                final ShadowNode n = tree.node(receipt.node());
+                if (receipt.component() == Component.FULL && n != null && n.live && n.depth == prefix)
+                {
+                    node = receipt.node();
+                }
+            }
+            if (node < 0)
+            {
+                requestFinding(Invariant.I3, request, "admitted with a device prefix of " + prefix + " pages but " +
+                    "it holds no FULL lock on a live node at that depth: the matched pages are not a locked path");
+                continue;
+            }
+            long pages = 0;
+            for (long n = node; n != ROOT; )
+            {
+                final ShadowNode at = tree.node(n);
+                if (at == null || !at.live)
+                {
+                    requestFinding(Invariant.I3, request, "admitted on node " + node + " whose ancestor " + n +
+                        " is not live: the matched path is broken");
+                    pages = -1;
+                    break;
+                }
+                pages += at.pages;
+                n = at.parent;
+            }
+            if (pages >= 0 && pages != prefix)
+            {
+                requestFinding(Invariant.I3, request, "admitted with a device prefix of " + prefix + " pages but " +
+                    "the path to node " + node + " holds " + pages + " pages");
+            }
+        }
+        admittedPrefixes.clear();
+    }
+
+    /** I16: a request's first forward reads only Mamba slots whose content is defined (reset or copied in). */
+    void checkStartedRequests()
+    {
+        for (final long request : startedRequests)
+        {
+            for (final long key : owners.owned(SlotState.REQUEST, request))
+            {
+                if (OwnerIndex.pool(key) != Pool.DEVICE_MAMBA)
+                {
+                    continue;
+                }
+                final ShadowSlot slot = slotAt(Pool.DEVICE_MAMBA, OwnerIndex.slot(key));
+                if (slot.undefined)
+                {
+                    slotFinding(Invariant.I16, slot, "request " + request + " runs with this Mamba slot but its " +
+                        "content is undefined: no reset, copy-on-write or load wrote it since it was handed out");
+                    break;
+                }
+            }
+        }
+        startedRequests.clear();
+    }
+
+    void settleQueuedTargets(final ShadowOp op)
+    {
+        for (final OpTarget target : op.targets)
+        {
+            final ShadowSlot slot = slotAt(target.pool, target.slot);
+            if (slot.state != SlotState.FREE)
+            {
+                target.allowedState = slot.state;
+                target.allowedOwner = slot.owner;
+                continue;
+            }
+            final boolean guarded = target.write() ? op.protectsWrites() : op.protectsReads();
+            if (guarded)
+            {
+                target.reported = true;
+                slotFinding(Invariant.I13, slot, op.label() + " was queued to " + (target.write() ? "write" : "read") +
+                    " it but the slot is FREE at the end of the document: it can be handed to anyone before the " +
+                    "copy runs");
+            }
+        }
+    }
+
+    void checkCursors()
+    {
+        final Set<Integer> reported = new HashSet<>();
+        for (final int id : scope.ownerChangedMamba)
+        {
+            final ShadowSlot slot = slotAt(Pool.DEVICE_MAMBA, id);
+            if ((slot.state == SlotState.REQUEST || slot.state == SlotState.NODE) && slot.dirty && reported.add(id))
+            {
+                slotFinding(Invariant.I17, slot, "handed to " + slot.label() + " with stale ReplaySSM cursors " +
+                    "(non-zero observed at #" + slot.dirtySequence + ", no CURSORS_RESET since)");
+            }
+        }
+        for (final Map.Entry<Integer, ShadowOp> entry : scope.loadWrittenMamba.entrySet())
+        {
+            final ShadowSlot slot = slotAt(Pool.DEVICE_MAMBA, entry.getKey());
+            final ShadowOp op = entry.getValue();
+            if (op.state.live() && slot.dirty && reported.add(slot.id))
+            {
+                slotFinding(Invariant.I17, slot, "written by " + op.label() + " with stale ReplaySSM cursors " +
+                    "(non-zero observed at #" + slot.dirtySequence + ", no CURSORS_RESET since): the first decode " +
+                    "replays the previous tenant's ring entries");
+            }
+        }
+    }
+
+    void checkEndedOp(final ShadowOp op)
+    {
+        if (ops.get(op.id) != op)
+        {
+            return;
+        }
+        leaks(owners.owned(SlotState.OP, op.id), "owned by " + op.label(), op.state + " at #" + op.stateSequence);
+        leaks(owners.owned(SlotState.PENDING_FREE, op.id), "parked for " + op.label(),
+            op.state + " at #" + op.stateSequence);
+        if (op.kind == OpKind.LOAD || op.kind == OpKind.COW)
+        {
+            for (final LockReceipt receipt : tree.heldBy(SlotState.OP, op.id))
+            {
+                nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after the op ended " +
+                    op.state + ": the lock leaks and the node can never be evicted");
+            }
+        }
+    }
+
+    void checkEndedRequest(final long id)
+    {
+        final ShadowRequest request = requests.get(id);
+        if (request == null || !request.terminal())
+        {
+            return;
+        }
+        checkHeld(id, true, true, "after it " + request.state);
+        for (final LockReceipt receipt : tree.heldBy(SlotState.REQUEST, id))
+        {
+            nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after request " + id + " " +
+                request.state + ": the lock leaks and the node can never be evicted");
+        }
+    }
+
+    void checkHeld(final long request, final boolean host, final boolean device, final String when)
+    {
+        final List<Long> hostSlots = new ArrayList<>();
+        final List<Long> deviceSlots = new ArrayList<>();
+        for (final long key : owners.owned(SlotState.REQUEST, request))
+        {
+            final Pool pool = OwnerIndex.pool(key);
+            (pool == Pool.HOST_KV || pool == Pool.HOST_MAMBA ? hostSlots : deviceSlots).add(key);
+        }
+        if (host)
+        {
+            leaks(hostSlots, "owned by request " + request, when);
+        }
+        if (device)
+        {
+            leaks(deviceSlots, "owned by request " + request, when);
+        }
+    }
+
+    /**
+     * One violation per pool for slots still held past their owner's end: I9 for host staging, I12 for device.
+     */
+    void leaks(final Iterable<Long> keys, final String held, final String when)
+    {
+        final Map<Pool, List<Long>> perPool = new LinkedHashMap<>();
+        for (final long key : keys)
+        {
+            perPool.computeIfAbsent(OwnerIndex.pool(key), p -> new ArrayList<>()).add(key);
+        }
+        for (final Map.Entry<Pool, List<Long>> entry : perPool.entrySet())
+        {
+            final Pool pool = entry.getKey();
+            final List<Long> leaked = entry.getValue();
+            final boolean host = pool == Pool.HOST_KV || pool == Pool.HOST_MAMBA;
+            final ShadowSlot first = slotAt(pool, OwnerIndex.slot(leaked.get(0)));
+            slotFinding(host ? Invariant.I9 : Invariant.I12, first, (host ? "host staging" : "device slot") +
+                " still " + held + " " + when + ": leaked" + (leaked.size() > 1 ? " (with " + (leaked.size() - 1) +
+                " more " + pool + " slots)" : ""));
+        }
+    }
+
+    void checkNode(final long id)
+    {
+        final ShadowNode node = tree.node(id);
+        final boolean live = node != null && node.live;
+        final int kv = owners.count(SlotState.NODE, id, Pool.DEVICE_KV);
+        final int mamba = owners.count(SlotState.NODE, id, Pool.DEVICE_MAMBA);
+        if (live)
+        {
+            if (kv != node.pages)
+            {
+                nodeFinding(Invariant.I2, id, "holds " + node.pages + " pages but owns " + kv + " device KV pages");
+            }
+            if (mamba > 1)
+            {
+                nodeFinding(Invariant.I14, id, "owns " + mamba + " device Mamba slots: a node holds at most one state");
+            }
+            return;
+        }
+        if (kv > 0)
+        {
+            nodeFinding(Invariant.I2, id, "node " + id + " is not live but still owns " + kv + " device KV pages");
+        }
+        if (mamba > 0)
+        {
+            nodeFinding(Invariant.I4, id, "node " + id + " lost its FULL data but still owns a device Mamba slot: " +
+                "FULL eviction must cascade to the node's Mamba state");
+        }
+    }
+
+    void checkConservation()
+    {
+        for (int p = 0; p < POOLS; p++)
+        {
+            int total = 0;
+            for (int s = 0; s < STATES; s++)
+            {
+                total += counts[p][s];
+            }
+            if (total != slots[p].length || counts[p][SlotState.FREE.value()] < 0)
+            {
+                findings.add(new Findings.Finding(Invariant.I18, Findings.Kind.SLOT, Pool.get((short)p).name(), -1,
+                    "pool not conserved: " + total + " slots accounted for, capacity " + slots[p].length, List.of()));
+            }
+        }
+    }
+
+    void retire()
+    {
+        for (final ShadowOp op : scope.ended)
+        {
+            if (ops.get(op.id) == op)
+            {
+                ops.remove(op.id);
+                op.targets.clear();
+                retiredOps.put(op.id, op);
+            }
+        }
+        for (final long id : scope.touchedNodes)
+        {
+            tree.retire(id);
+        }
+        for (final long id : scope.endedRequests)
+        {
+            final ShadowRequest request = requests.get(id);
+            if (request != null && request.terminal())
+            {
+                requests.remove(id);
+                retiredRequests.put(id, request);
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.kvledger.replay.check;
+
+import io.kvledger.journal.EffectList;
+import io.kvledger.journal.codec.RequestState;
+
+/**
+ * The request rules of the shadow model: an accepted ARRIVE and REQUEST_STATE (the I19 request lifecycle), and the
+ * requests that start running in the document (judged for I16 at its end).
+ */
+final class RequestRules extends ShadowPart
+{
+    RequestRules(final ShadowState state)
+    {
+        super(state);
+    }
+
+    void arrive(final long id)
+    {
+        final ShadowRequest existing = requests.get(id);
+        if (existing != null && !existing.terminal())
+        {
+            requestFinding(Invariant.I19, id, "request " + id + " arrived again while " + existing.state);
+            return;
+        }
+        final ShadowRequest old = existing != null ? existing : retiredRequests.remove(id);
+        final ShadowRequest request = new ShadowRequest(id);
+        request.stateSequence = scope.sequence;
+        if (old != null)
+        {
+            request.history = old.history;
+        }
+        requests.put(id, request);
+    }
+
+    void requestState(final EffectList e, final int i)
+    {
+        final long id = e.owner(i);
+        final RequestState from = e.requestFromCode(i) == EffectList.NULL_CODE ? null : e.requestFrom(i);
+        final RequestState to = e.requestToCode(i) == EffectList.NULL_CODE ? null : e.requestTo(i);
+        ShadowRequest request = requests.get(id);
+        if (from == null)
+        {
+            // creation (from "none"): accepted for a new id, or for the request this document's ARRIVE created
+            if (request != null && !request.terminal() &&
+                !(request.state == RequestState.WAITING && request.stateSequence == scope.sequence))
+            {
+                recordRequest(id, e, i);
+                requestFinding(Invariant.I19, id, "created again while " + request.state + " (since #" +
+                    request.stateSequence + ")");
+            }
+            else if (request == null || request.terminal())
+            {
+                arrive(id);
+                request = requests.get(id);
+            }
+            recordRequest(id, e, i);
+        }
+        else if (request == null)
+        {
+            final ShadowRequest old = retiredRequests.remove(id);
+            request = new ShadowRequest(id);
+            if (old != null)
+            {
+                request.history = old.history;
+            }
+            requests.put(id, request);
+            recordRequest(id, e, i);
+            if (from != RequestState.WAITING)
+            {
+                requestFinding(Invariant.I19, id, "moves from " + from + " but " + (old == null ?
+                    "it never arrived" : "it already ended " + old.state + " at #" + old.stateSequence));
+            }
+        }
+        else
+        {
+            recordRequest(id, e, i);
+            if (request.state != from)
+            {
+                requestFinding(Invariant.I19, id, "moves from " + from + " to " + to + " but it is " + request.state +
+                    " (since #" + request.stateSequence + ")");
+            }
+        }
+        if (from == RequestState.ADMITTED && to == RequestState.RUNNING)
+        {
+            startedRequests.add(id);
+        }
+        if (to != null && request != null)
+        {
+            request.state = to;
+            request.stateSequence = scope.sequence;
+            if (request.terminal())
+            {
+                scope.endedRequests.add(id);
+            }
+        }
+    }
+}
