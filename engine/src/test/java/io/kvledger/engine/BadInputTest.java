@@ -3,7 +3,7 @@ package io.kvledger.engine;
 import io.kvledger.engine.effect.ResultCode;
 
 import io.kvledger.journal.InputRecord;
-import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.Inputs;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,13 +31,13 @@ class BadInputTest
     {
         final Driver d = new Driver(config(), true);
         d.staged(1, 11, 8);
-        assertRefused(d, new InputRecord(1).type(InputType.ADMIT).request(1), ResultCode.NOT_IN_PASS);
+        assertRefused(d, Inputs.admit(new InputRecord(1), 1), ResultCode.NOT_IN_PASS);
         d.passBegin();
-        assertRefused(d, new InputRecord(1).type(InputType.ADMIT).request(99), ResultCode.UNKNOWN_REQUEST);
-        assertRefused(d, new InputRecord(1).type(InputType.RETRACT).request(99), ResultCode.UNKNOWN_REQUEST);
-        assertRefused(d, new InputRecord(1).type(InputType.ABORT).request(99), ResultCode.UNKNOWN_REQUEST);
-        assertRefused(d, new InputRecord(1).type(InputType.PASS_BEGIN).value1(1), ResultCode.PASS_OPEN);
-        assertRefused(d, new InputRecord(1).type(InputType.RETRACT).request(1), ResultCode.REQUEST_STATE);
+        assertRefused(d, Inputs.admit(new InputRecord(1), 99), ResultCode.UNKNOWN_REQUEST);
+        assertRefused(d, Inputs.retract(new InputRecord(1), 99), ResultCode.UNKNOWN_REQUEST);
+        assertRefused(d, Inputs.abort(new InputRecord(1), 99, 0, 0, 0), ResultCode.UNKNOWN_REQUEST);
+        assertRefused(d, Inputs.passBegin(new InputRecord(1), 1, 0, 0, 0), ResultCode.PASS_OPEN);
+        assertRefused(d, Inputs.retract(new InputRecord(1), 1), ResultCode.REQUEST_STATE);
     }
 
     @Test
@@ -45,10 +45,10 @@ class BadInputTest
     {
         final Driver d = new Driver(config(), true);
         d.cold(1, 11, 8);
-        assertRefused(d, new InputRecord(1).type(InputType.FINISH).request(1).value1(8).value2(8),
+        assertRefused(d, Inputs.finish(new InputRecord(1), 1, 8, 8, 0, 0, 0),
             ResultCode.REQUEST_STATE);
-        assertRefused(d, new InputRecord(1).type(InputType.ARRIVE).request(1), ResultCode.DUPLICATE_REQUEST);
-        assertRefused(d, new InputRecord(1).type(InputType.CHUNK).request(2).value1(1), ResultCode.UNKNOWN_REQUEST);
+        assertRefused(d, Inputs.arrive(new InputRecord(1), 1, 0, 0, 0), ResultCode.DUPLICATE_REQUEST);
+        assertRefused(d, Inputs.chunk(new InputRecord(1), 2, 1, 0, 0, 0, 0), ResultCode.UNKNOWN_REQUEST);
     }
 
     @Test
@@ -59,12 +59,12 @@ class BadInputTest
         d.passBegin();
         d.admit(1);
         final long load = d.admittedLoad();
-        assertRefused(d, new InputRecord(1).type(InputType.ACK).op(load).ok(true), ResultCode.OP_NOT_LAUNCHED);
-        assertRefused(d, new InputRecord(1).type(InputType.ACK).op(12_345).ok(true), ResultCode.UNKNOWN_OP);
-        assertRefused(d, new InputRecord(1).type(InputType.STORAGE_HIT).op(load).value1(1),
+        assertRefused(d, Inputs.ack(new InputRecord(1), load, true), ResultCode.OP_NOT_LAUNCHED);
+        assertRefused(d, Inputs.ack(new InputRecord(1), 12_345, true), ResultCode.UNKNOWN_OP);
+        assertRefused(d, Inputs.storageHit(new InputRecord(1), load, 1, 0),
             ResultCode.OP_KIND_MISMATCH);
         d.passEnd();
         assertEquals(ResultCode.OK, d.ack(load, true));
-        assertRefused(d, new InputRecord(1).type(InputType.ACK).op(load).ok(true), ResultCode.OP_ALREADY_DONE);
+        assertRefused(d, Inputs.ack(new InputRecord(1), load, true), ResultCode.OP_ALREADY_DONE);
     }
 }

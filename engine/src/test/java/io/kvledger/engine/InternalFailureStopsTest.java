@@ -5,9 +5,9 @@ import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.ResultCode;
 
 import io.kvledger.engine.slot.SlotPool;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.EffectType;
-import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.SlotState;
@@ -46,7 +46,7 @@ class InternalFailureStopsTest
         d.passBegin();
         d.admit(1);
         d.passEnd();
-        assertEquals(ResultCode.OK, d.apply(d.in.reset().type(InputType.CHUNK).request(1).value1(4).value2(4)));
+        assertEquals(ResultCode.OK, d.apply(Inputs.chunk(d.in.reset(), 1, 4, 4, 0, 0, 0)));
         long receipt = -1;
         for (int i = 0; i < d.last.size(); i++)
         {

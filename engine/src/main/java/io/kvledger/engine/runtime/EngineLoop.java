@@ -215,7 +215,19 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         }
         final long seq = ring.next();
         final EngineEvent event = ring.get(seq);
-        event.input.reset().type(type).op(op).ok(ok).value1(v1).value2(v2);
+        final InputRecord in = event.input.reset();
+        switch (type)
+        {
+            case STORAGE_HIT:
+                Inputs.storageHit(in, op, v1, v2);
+                break;
+            case FETCH_DONE:
+                Inputs.fetchDone(in, op, ok, v1, v2 != 0);
+                break;
+            default:
+                Inputs.ack(in, op, ok);
+                break;
+        }
         event.reply = null;
         ring.publish(seq);
     }

@@ -5,6 +5,7 @@ import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.Pool;
@@ -80,12 +81,11 @@ public final class PeerLifecycle
     {
         arrive(requestId, hi, lo, pages, tail);
         apply();
-        input.reset().type(InputType.PASS_BEGIN).value1(Integer.MAX_VALUE).value2(Long.MAX_VALUE / 4)
-            .value3(Long.MAX_VALUE / 4).value4(Long.MAX_VALUE / 4);
+        Inputs.passBegin(input.reset(), Integer.MAX_VALUE, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4);
         apply();
-        input.reset().type(InputType.ADMIT).request(requestId);
+        Inputs.admit(input.reset(), requestId);
         apply();
-        input.reset().type(InputType.PASS_END);
+        Inputs.passEnd(input.reset());
         apply();
         finish(requestId, pages);
         apply();
@@ -106,13 +106,12 @@ public final class PeerLifecycle
     {
         arrive(requestId, hi, lo, pages, tail);
         timed(0);
-        input.reset().type(InputType.PASS_BEGIN).value1(Integer.MAX_VALUE).value2(Long.MAX_VALUE / 4)
-            .value3(Long.MAX_VALUE / 4).value4(Long.MAX_VALUE / 4);
+        Inputs.passBegin(input.reset(), Integer.MAX_VALUE, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4);
         timed(1);
-        input.reset().type(InputType.ADMIT).request(requestId);
+        Inputs.admit(input.reset(), requestId);
         timed(2);
         count(engine.effects());
-        input.reset().type(InputType.PASS_END);
+        Inputs.passEnd(input.reset());
         timed(3);
         finish(requestId, pages);
         timed(4);
@@ -148,7 +147,7 @@ public final class PeerLifecycle
 
     private void arrive(final long requestId, final long[] hi, final long[] lo, final int pages, final int tail)
     {
-        input.reset().type(InputType.ARRIVE).request(requestId).value1(tail);
+        Inputs.arrive(input.reset(), requestId, tail, 0, 0);
         for (int i = 0; i < pages; i++)
         {
             input.addFingerprint(hi[i], lo[i]);
@@ -157,7 +156,7 @@ public final class PeerLifecycle
 
     private void finish(final long requestId, final int pages)
     {
-        input.reset().type(InputType.FINISH).request(requestId).value1(pages).value2(pages);
+        Inputs.finish(input.reset(), requestId, pages, pages, 0, 0, 0);
     }
 
     private void apply()

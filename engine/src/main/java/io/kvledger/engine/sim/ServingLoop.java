@@ -8,6 +8,7 @@ import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.ingress.Fingerprinter;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.Pool;
 
@@ -197,7 +198,7 @@ public final class ServingLoop implements EnginePort.OpListener
         {
             if (phase.flushFirst)
             {
-                submit(input.reset().type(InputType.TICK).value1(Long.MAX_VALUE));
+                submit(Inputs.tick(input.reset(), Long.MAX_VALUE));
             }
             final Workload.Arrivals arrivals = phase.arrivals();
             int idle = 0;
@@ -262,9 +263,8 @@ public final class ServingLoop implements EnginePort.OpListener
         final int count = spec.tokens.length;
         final int maxTokens = config.maxRequestPages() * config.pageSize() + config.pageSize() - 1;
         final int usable = Math.min(count, maxTokens);
-        input.reset().type(InputType.ARRIVE).request(spec.id).value2(spec.maxNewTokens).value3(spec.namespace);
-        final int tail = fingerprinter.fingerprint(spec.namespace, spec.tokens, usable, input);
-        input.value1(tail);
+        final int tail = fingerprinter.fingerprint(spec.namespace, spec.tokens, usable, input.reset());
+        Inputs.arrive(input, spec.id, tail, spec.maxNewTokens, spec.namespace);
         final int pages = input.fingerprintCount();
         final long[] hi = new long[pages];
         final long[] lo = new long[pages];
@@ -309,9 +309,8 @@ public final class ServingLoop implements EnginePort.OpListener
             return;
         }
         final WorkloadOptions o = workload.options();
-        submit(input.reset().type(InputType.PASS_BEGIN).value1(o.maxRunning).value2(Long.MAX_VALUE / 4)
-            .value3((long)o.admitsPerPass * config.maxRequestPages() * config.pageSize())
-            .value4(Long.MAX_VALUE / 4));
+        submit(Inputs.passBegin(input.reset(), o.maxRunning, Long.MAX_VALUE / 4,
+            (long)o.admitsPerPass * config.maxRequestPages() * config.pageSize(), Long.MAX_VALUE / 4));
         int admits = 0;
         final int n = waiting.size();
         for (int i = 0; i < n && admits < o.admitsPerPass; i++)
@@ -322,7 +321,7 @@ public final class ServingLoop implements EnginePort.OpListener
                 waiting.add(a);
                 continue;
             }
-            final int result = submit(input.reset().type(InputType.ADMIT).request(a.spec.id));
+            final int result = submit(Inputs.admit(input.reset(), a.spec.id));
             if (result == ResultCode.OK && decision.live)
             {
                 wake.forget(a.spec.id);
@@ -331,7 +330,7 @@ public final class ServingLoop implements EnginePort.OpListener
                 if (a.spec.retract && !a.retracted && a.loadOp >= 0)
                 {
                     a.retracted = true;
-                    final int r = submit(input.reset().type(InputType.RETRACT).request(a.spec.id));
+                    final int r = submit(Inputs.retract(input.reset(), a.spec.id));
                     if (r == ResultCode.OK)
                     {
                         byLoad.remove(a.loadOp);
@@ -343,7 +342,7 @@ public final class ServingLoop implements EnginePort.OpListener
                         wake.released();
                         // Offered again at once without its staged hit (the upstream re-select after a rejected
                         // load-back); if that fails too it keeps its place at the head of the queue.
-                        if (submit(input.reset().type(InputType.ADMIT).request(a.spec.id)) != ResultCode.OK ||
+                        if (submit(Inputs.admit(input.reset(), a.spec.id)) != ResultCode.OK ||
                             !decision.live)
                         {
                             wake.waited(a.spec.id, decision.waitReason, port.nowNs(), port.completions());
@@ -370,7 +369,7 @@ public final class ServingLoop implements EnginePort.OpListener
                 summary.rejected++;
             }
         }
-        submit(input.reset().type(InputType.PASS_END));
+        submit(Inputs.passEnd(input.reset()));
         // Retracted requests keep their place: first-come first-served puts them at the head for the next pass.
         for (int i = retracted.size() - 1; i >= 0; i--)
         {
@@ -430,7 +429,7 @@ public final class ServingLoop implements EnginePort.OpListener
         final WorkloadOptions o = workload.options();
         if (roll(o.tickRate))
         {
-            submit(input.reset().type(InputType.TICK).value1(1 + chaos.nextInt(Math.max(1, o.tickPages))));
+            submit(Inputs.tick(input.reset(), 1 + chaos.nextInt(Math.max(1, o.tickPages))));
         }
         if (o.abortWaitingRate > 0)
         {
@@ -470,8 +469,7 @@ public final class ServingLoop implements EnginePort.OpListener
 
     private void abort(final Active a)
     {
-        submit(input.reset().type(InputType.ABORT).request(a.spec.id).value1(chaos.nextInt(16))
-            .value2(chaos.nextInt(8)).value3(chaos.nextInt(2)));
+        submit(Inputs.abort(input.reset(), a.spec.id, chaos.nextInt(16), chaos.nextInt(8), chaos.nextInt(2)));
         byLoad.remove(a.loadOp);
         byLoad.remove(a.cowOp);
         a.loadOp = -1;
@@ -482,7 +480,7 @@ public final class ServingLoop implements EnginePort.OpListener
     /** @return whether the controller took the retract (it refuses one once the request has run a chunk). */
     private boolean retract(final Active a)
     {
-        if (submit(input.reset().type(InputType.RETRACT).request(a.spec.id)) != ResultCode.OK)
+        if (submit(Inputs.retract(input.reset(), a.spec.id)) != ResultCode.OK)
         {
             return false;
         }
@@ -572,8 +570,8 @@ public final class ServingLoop implements EnginePort.OpListener
             }
             if (a.spec.abort && a.computed > a.prefixPages && random.nextInt(4) == 0)
             {
-                submit(input.reset().type(InputType.ABORT).request(a.spec.id).value1(random.nextInt(16))
-                    .value2(random.nextInt(8)).value3(random.nextInt(2)));
+                submit(Inputs.abort(
+                    input.reset(), a.spec.id, random.nextInt(16), random.nextInt(8), random.nextInt(2)));
                 admitted.remove(i--);
                 summary.aborted++;
                 wake.released();
@@ -634,9 +632,18 @@ public final class ServingLoop implements EnginePort.OpListener
     private void submitProgress(final Active a, final InputType type, final int computed)
     {
         a.started = true;
-        input.reset().type(type).request(a.spec.id).value1(computed)
-            .value2(config.hybrid() && a.trackingSlot < 0 ? 0 : computed)
-            .value3(random.nextInt(16)).value4(random.nextInt(8)).value5(random.nextInt(2));
+        final long tracked = config.hybrid() && a.trackingSlot < 0 ? 0 : computed;
+        final long writePos = random.nextInt(16);
+        final long cacheBase = random.nextInt(8);
+        final long isFlush = random.nextInt(2);
+        if (InputType.FINISH == type)
+        {
+            Inputs.finish(input.reset(), a.spec.id, computed, tracked, writePos, cacheBase, isFlush);
+        }
+        else
+        {
+            Inputs.chunk(input.reset(), a.spec.id, computed, tracked, writePos, cacheBase, isFlush);
+        }
         final int result = submit(input);
         if (result != ResultCode.OK)
         {

@@ -11,8 +11,8 @@ import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.OpTable;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.EffectType;
-import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 
@@ -244,10 +244,10 @@ public final class SimulatedPort implements EnginePort
         switch (c.kind)
         {
             case QUERY:
-                query(ops, o, in.type(InputType.STORAGE_HIT).op(c.op));
+                query(ops, o, in, c.op);
                 break;
             case FETCH:
-                fetch(ops, o, c.ok, in.type(InputType.FETCH_DONE).op(c.op));
+                fetch(ops, o, c.ok, in, c.op);
                 break;
             case STORE:
                 if (c.ok)
@@ -260,7 +260,7 @@ public final class SimulatedPort implements EnginePort
                         movedBytes += state ? config.mambaStateBytes() : config.kvPageBytes();
                     }
                 }
-                in.type(InputType.ACK).op(c.op).ok(c.ok);
+                Inputs.ack(in, c.op, c.ok);
                 break;
             default:
                 if (c.ok)
@@ -273,7 +273,7 @@ public final class SimulatedPort implements EnginePort
                             config.mambaStateBytes() : config.kvPageBytes();
                     }
                 }
-                in.type(InputType.ACK).op(c.op).ok(c.ok);
+                Inputs.ack(in, c.op, c.ok);
                 break;
         }
         submit(in, scratchDecision);
@@ -284,7 +284,7 @@ public final class SimulatedPort implements EnginePort
         }
     }
 
-    private void query(final OpTable ops, final int o, final InputRecord in)
+    private void query(final OpTable ops, final int o, final InputRecord in, final long op)
     {
         int present = 0;
         int statePages = 0;
@@ -302,10 +302,10 @@ public final class SimulatedPort implements EnginePort
                 statePages = present;
             }
         }
-        in.value1(present).value2(statePages);
+        Inputs.storageHit(in, op, present, statePages);
     }
 
-    private void fetch(final OpTable ops, final int o, final boolean ok, final InputRecord in)
+    private void fetch(final OpTable ops, final int o, final boolean ok, final InputRecord in, final long op)
     {
         int pages = 0;
         boolean state = false;
@@ -333,7 +333,7 @@ public final class SimulatedPort implements EnginePort
                 }
             }
         }
-        in.ok(ok).value1(pages).value2(state ? 1 : 0);
+        Inputs.fetchDone(in, op, ok, pages, state);
     }
 
     @Override

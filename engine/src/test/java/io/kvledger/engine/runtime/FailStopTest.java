@@ -8,6 +8,7 @@ import io.kvledger.engine.device.DeviceConfig;
 import io.kvledger.engine.device.HostDeviceBackend;
 import io.kvledger.engine.store.MemoryL3Store;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.InputType;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class FailStopTest
         store.start(loop);
         loop.start();
         final Reply reply = new Reply(8);
-        final InputRecord tick = new InputRecord(1).type(InputType.TICK);
+        final InputRecord tick = Inputs.tick(new InputRecord(1), 0);
         for (int i = 1; i <= 4; i++)
         {
             final long ticket = reply.next();
@@ -104,32 +105,31 @@ class FailStopTest
         loop.start();
         final Reply reply = new Reply(8);
         final InputRecord in = new InputRecord(8);
-        in.reset().type(InputType.ARRIVE).request(1).value1(0).value2(4);
+        Inputs.arrive(in.reset(), 1, 0, 4, 0);
         for (int i = 0; i < 4; i++)
         {
             in.addFingerprint(100 + i, 200 + i);
         }
         assertEquals(ResultCode.OK, call(loop, reply, in));
-        assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.PASS_BEGIN).value1(8).value2(1 << 20)
-            .value3(1 << 20).value4(1 << 20)));
+        assertEquals(ResultCode.OK, call(loop, reply, Inputs.passBegin(in.reset(), 8, 1 << 20, 1 << 20, 1 << 20)));
         int admitted = ResultCode.NOT_ADMITTED;
         for (int i = 0; i < 5_000 && admitted == ResultCode.NOT_ADMITTED; i++)
         {
             // The admit waits (within this pass) until the store has answered the request's L3 query.
-            admitted = call(loop, reply, in.reset().type(InputType.ADMIT).request(1));
+            admitted = call(loop, reply, Inputs.admit(in.reset(), 1));
             java.util.concurrent.locks.LockSupport.parkNanos(200_000);
         }
         assertEquals(ResultCode.OK, admitted);
-        assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.PASS_END)));
-        assertEquals(ResultCode.OK, call(loop, reply, in.reset().type(InputType.CHUNK).request(1).value1(4).value2(4)));
-        assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, in.reset().type(InputType.FINISH).request(1)
-            .value1(4).value2(4)), "the failing input's caller is told");
+        assertEquals(ResultCode.OK, call(loop, reply, Inputs.passEnd(in.reset())));
+        assertEquals(ResultCode.OK, call(loop, reply, Inputs.chunk(in.reset(), 1, 4, 4, 0, 0, 0)));
+        assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, Inputs.finish(in.reset(), 1, 4, 4, 0, 0, 0)),
+            "the failing input's caller is told");
         assertTrue(!journaledTypes.contains(InputType.FINISH), "nothing is journaled for the failing input");
         // (an ACK of the chunk's backup may have been journaled before the FINISH: the device completes on its own)
         final int before = journaled.get();
         assertTrue(loop.failure().contains("FINISH") && loop.failure().contains("release of lock receipt"),
             loop.failure());
-        assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, in.reset().type(InputType.TICK)),
+        assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, Inputs.tick(in.reset(), 0)),
             "every later call is refused");
         assertEquals(before, journaled.get());
         store.close();

@@ -17,6 +17,7 @@ import io.kvledger.engine.sim.Workload;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.engine.store.MemoryL3Store;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.Pool;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -161,7 +162,7 @@ class LiveCountersTest
         counters.onStarted();
         final CountersReader reader = CountersFile.openReadOnly(dir).reader();
         final Reply reply = new Reply(8);
-        final InputRecord tick = new InputRecord(1).type(InputType.TICK);
+        final InputRecord tick = Inputs.tick(new InputRecord(1), 0);
         for (int i = 1; i <= 3; i++)
         {
             final long ticket = reply.next();
@@ -203,7 +204,7 @@ class LiveCountersTest
         final CountersPublisher counters = CountersPublisher.open(dir.resolve(CountersFile.FILE_NAME), engine, null,
             null, null, null, 0, null);
         final CountersReader reader = CountersFile.openReadOnly(dir).reader();
-        final InputRecord tick = new InputRecord(1).type(InputType.TICK);
+        final InputRecord tick = Inputs.tick(new InputRecord(1), 0);
         for (int i = 1; i < CountersPublisher.MAX_UNPUBLISHED; i++)
         {
             engine.apply(tick.sequence(i));

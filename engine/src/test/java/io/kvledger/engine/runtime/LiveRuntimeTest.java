@@ -12,6 +12,7 @@ import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.engine.sim.WorkloadOptions;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalListener;
 import io.kvledger.journal.JournalPosition;
@@ -19,7 +20,6 @@ import io.kvledger.journal.JournalReader;
 import io.kvledger.journal.JournalWriter;
 import io.kvledger.journal.ReadOutcome;
 import io.kvledger.journal.ReadStatus;
-import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.PrefetchPolicy;
 import org.junit.jupiter.api.Test;
@@ -362,7 +362,7 @@ class LiveRuntimeTest
             final InputRecord[] inputs = new InputRecord[threads];
             for (int t = 0; t < threads; t++)
             {
-                inputs[t] = new InputRecord(1).type(InputType.TICK);
+                inputs[t] = Inputs.tick(new InputRecord(1), 0);
                 final InputRecord in = inputs[t];
                 new Thread(() ->
                 {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalListener;
 import io.kvledger.journal.JournalPosition;
@@ -78,7 +79,7 @@ public final class JournalStats implements JournalListener
         if (input.type() == InputType.STORAGE_HIT)
         {
             storageHits++;
-            l3HitPages += Math.max(0, input.value1());
+            l3HitPages += Math.max(0, Inputs.presentPages(input));
         }
         if (input.type() == InputType.ARRIVE && input.request() != InputRecord.NULL_ID)
         {

@@ -13,10 +13,10 @@ import io.kvledger.engine.sim.Workload;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.engine.sim.WorkloadOptions;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalPosition;
 import io.kvledger.journal.codec.DeviceKind;
-import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.PrefetchPolicy;
 import io.kvledger.replay.check.HistoryEntry;
@@ -376,7 +376,7 @@ final class Explorer
                 return;
             }
             decision.clear();
-            port.submit(tick.reset().type(InputType.TICK).value1(0), decision);
+            port.submit(Inputs.tick(tick.reset(), 0), decision);
         }
     }
 

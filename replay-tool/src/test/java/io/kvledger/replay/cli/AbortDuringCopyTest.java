@@ -4,10 +4,10 @@ import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalWriter;
 import io.kvledger.journal.codec.EffectType;
-import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,22 +59,20 @@ class AbortDuringCopyTest
             };
             arrive(in, 1, 4);
             apply.accept(in);
-            apply.accept(in.reset().type(InputType.PASS_BEGIN).value1(8).value2(1 << 20).value3(1 << 20)
-                .value4(1 << 20));
-            apply.accept(in.reset().type(InputType.ADMIT).request(1));
-            apply.accept(in.reset().type(InputType.PASS_END));
-            apply.accept(in.reset().type(InputType.FINISH).request(1).value1(4).value2(4));
+            apply.accept(Inputs.passBegin(in.reset(), 8, 1 << 20, 1 << 20, 1 << 20));
+            apply.accept(Inputs.admit(in.reset(), 1));
+            apply.accept(Inputs.passEnd(in.reset()));
+            apply.accept(Inputs.finish(in.reset(), 1, 4, 4, 0, 0, 0));
             arrive(in, 2, 6);
             apply.accept(in);
-            apply.accept(in.reset().type(InputType.PASS_BEGIN).value1(8).value2(1 << 20).value3(1 << 20)
-                .value4(1 << 20));
-            apply.accept(in.reset().type(InputType.ADMIT).request(2));
+            apply.accept(Inputs.passBegin(in.reset(), 8, 1 << 20, 1 << 20, 1 << 20));
+            apply.accept(Inputs.admit(in.reset(), 2));
             assertTrue(lastOp[0] > 0, "request 2 resumes from request 1's checkpoint by copy-on-write");
-            apply.accept(in.reset().type(InputType.PASS_END));
-            apply.accept(in.reset().type(InputType.ABORT).request(2));
-            apply.accept(in.reset().type(InputType.ACK).op(lastOp[0]).ok(true));
-            apply.accept(in.reset().type(InputType.ACK).op(lastOp[1]).ok(true));
-            apply.accept(in.reset().type(InputType.ACK).op(lastOp[2]).ok(true));
+            apply.accept(Inputs.passEnd(in.reset()));
+            apply.accept(Inputs.abort(in.reset(), 2, 0, 0, 0));
+            apply.accept(Inputs.ack(in.reset(), lastOp[0], true));
+            apply.accept(Inputs.ack(in.reset(), lastOp[1], true));
+            apply.accept(Inputs.ack(in.reset(), lastOp[2], true));
         }
         engine.verify();
         assertEquals(13, seq[0]);
@@ -84,7 +82,7 @@ class AbortDuringCopyTest
 
     private static void arrive(final InputRecord in, final long request, final int pages)
     {
-        in.reset().type(InputType.ARRIVE).request(request).value1(0).value2(4);
+        Inputs.arrive(in.reset(), request, 0, 4, 0);
         for (int i = 0; i < pages; i++)
         {
             in.addFingerprint(1000 + i, 7000 + i);
