@@ -2,6 +2,7 @@ package io.kvledger.replay.check;
 
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
@@ -196,7 +197,7 @@ public final class ShadowModel
         if (input.type() == InputType.ARRIVE && resultCode >= 0 && input.request() != InputRecord.NULL_ID)
         {
             requestRules.arrive(input.request());
-            namespaces.arrive(input.request(), input.value3());
+            namespaces.arrive(input.request(), Inputs.namespace(input));
         }
         documentRequest = input.request();
         final int size = effects.size();
