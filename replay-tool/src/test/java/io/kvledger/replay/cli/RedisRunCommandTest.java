@@ -84,7 +84,7 @@ class RedisRunCommandTest
         kvledger(run(dir.resolve("warm"), "fault", uri)).exits(0);
 
         final CompletableFuture<CliRun> during = CompletableFuture.supplyAsync(() ->
-            kvledger(run(dir.resolve("during"), "fault", uri, "--copy-delay-us", 20_000)));
+            kvledger(run(dir.resolve("during"), "fault", uri, "--copy-delay-us", 200_000)));
         awaitClients(3);
         // The run opens its journal only once it is connected to Redis; the clients count alone may still include
         // the warm run's connections while they close.
@@ -94,7 +94,6 @@ class RedisRunCommandTest
             assertTrue(System.nanoTime() < deadline, "the run never started its journal");
             Thread.sleep(5);
         }
-        Thread.sleep(200);
         single.node(0).kill();
         Thread.sleep(500);
         single.node(0).start();
