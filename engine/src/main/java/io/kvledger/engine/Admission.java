@@ -171,6 +171,12 @@ final class Admission
         }
         read.unpark(r);
         requests.queryOp[r] = NONE;
+        if (current == RequestState.WAITING)
+        {
+            // A waiting request has given its L3 hit up by now (answered empty, abandoned or parked and dropped):
+            // its prefix pin goes too, or waiting requests that cannot be admitted would pin the pages they wait for.
+            state.unpinPrefix(r);
+        }
 
         if (state.running >= state.passMaxRunning)
         {
