@@ -103,6 +103,9 @@ final class Admission
         state.passInputTokens = Inputs.inputTokenBudget(in);
         state.passChunkTokens = Inputs.chunkTokenBudget(in);
         state.passAdmitted = 0;
+        // The scheduler's natural retry point: a hit parked while staging or the op table was short starts here at
+        // the latest, even when what freed them (a query's answer, say) does not itself retry the FIFO.
+        read.drainParkedHits();
         return ResultCode.OK;
     }
 
