@@ -323,6 +323,17 @@ public final class RedisConnector implements AutoCloseable
         return admin;
     }
 
+    /**
+     * Whether both connections (the pipelined data connection and the admin one) are open now. After Redis comes
+     * back, the two reconnect one after the other; an operation sent before the data connection is back fails.
+     *
+     * @return true when every connection of this connector is open.
+     */
+    public boolean connected()
+    {
+        return pipelined.isOpen() && admin.isOpen();
+    }
+
     RedisClusterAsyncCommands<byte[], byte[]> async()
     {
         return async;

@@ -37,6 +37,7 @@ class RedisFaultTest
     private final long[] hi = new long[PAGES];
     private final long[] lo = new long[PAGES];
     private HostDeviceBackend staging;
+    private RedisConnector connector;
     private RedisL3Store store;
 
     @BeforeAll
@@ -64,7 +65,8 @@ class RedisFaultTest
         }
         new Fingerprinter(16).fingerprint(Fingerprinter.namespaceId("fault-test"), tokens, tokens.length, hi, lo);
         staging = new HostDeviceBackend(new DeviceConfig().hostKvPages(32).hostMambaSlots(2));
-        store = new RedisL3Store(RedisConnector.connect(redis.uris(), "fault", TIMEOUT), staging);
+        connector = RedisConnector.connect(redis.uris(), "fault", TIMEOUT);
+        store = new RedisL3Store(connector, staging);
         store.start(listener);
         for (int i = 0; i < PAGES; i++)
         {
@@ -163,9 +165,10 @@ class RedisFaultTest
     private void awaitReconnect()
     {
         final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (store.stats().reconnects() == 0)
+        while (store.stats().reconnects() == 0 || !connector.connected())
         {
-            assertTrue(System.nanoTime() < deadline, "no reconnection within 30 s: " + store.stats());
+            assertTrue(System.nanoTime() < deadline, "no reconnection within 30 s: " + store.stats() +
+                ", connected " + connector.connected());
             try
             {
                 Thread.sleep(10);
