@@ -177,7 +177,7 @@ public final class JournalWriter implements AutoCloseable
             appender = queue.createAppender();
 
             final JournalWriter writer = new JournalWriter(directory, queue, appender, syncEachDocument, blockSize);
-            writer.write(writer.encoder.encodeHeader(writer.buffer, 0, header), 0);
+            writer.write(writer.buffer.byteArray(), 0, writer.encoder.encodeHeader(writer.buffer, 0, header), 0);
             if (syncEachDocument)
             {
                 writer.sync();
@@ -229,12 +229,35 @@ public final class JournalWriter implements AutoCloseable
                 ": expected " + expectedSequence);
         }
 
-        write(encoder.encodeDocument(buffer, 0, input, resultCode, effects), expectedSequence);
+        write(buffer.byteArray(), 0, encoder.encodeDocument(buffer, 0, input, resultCode, effects), expectedSequence);
         lastSequence = expectedSequence;
         if (syncEachDocument)
         {
             sync();
         }
+
+        return lastIndex;
+    }
+
+    /**
+     * Append one document that a {@link JournalEncoder} already encoded elsewhere (the {@link Journaller}'s path:
+     * the engine thread encodes, the journaller thread appends). It must be the document of sequence
+     * {@link #lastSequence()} + 1; the caller guarantees the order. Never syncs, whatever {@link #syncEachDocument()}
+     * says: the caller calls {@link #sync()} (the journaller does, once per batch, before it reports the batch
+     * appended).
+     *
+     * @param frame  the encoded frame.
+     * @param offset where it starts in {@code frame}.
+     * @param length its length in bytes.
+     * @return Chronicle index of the document.
+     * @throws JournalException when the document is too large or the write fails; nothing is appended then.
+     */
+    public long appendFrame(final byte[] frame, final int offset, final int length)
+    {
+        checkOpen();
+        final long sequence = lastSequence + 1;
+        write(frame, offset, length, sequence);
+        lastSequence = sequence;
 
         return lastIndex;
     }
@@ -354,7 +377,7 @@ public final class JournalWriter implements AutoCloseable
         }
     }
 
-    private void write(final int frameLength, final long sequence)
+    private void write(final byte[] frame, final int offset, final int frameLength, final long sequence)
     {
         if (frameLength > maxFrameLength)
         {
@@ -368,7 +391,7 @@ public final class JournalWriter implements AutoCloseable
             try
             {
                 final Bytes<?> bytes = dc.wire().bytes();
-                bytes.write(buffer.byteArray(), 0, frameLength);
+                bytes.write(frame, offset, frameLength);
                 end = bytes.writePosition();
             }
             catch (final RuntimeException | Error ex)

@@ -1,0 +1,335 @@
+package io.kvledger.journal;
+
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The journal as its own stage of the pipeline, as LMAX's journaller: the engine thread encodes each document and
+ * hands its bytes over a single-producer ring; a journaller thread appends them to the {@link JournalWriter} (and,
+ * when the writer syncs, forces them to the device once per batch), then publishes the sequence it has appended.
+ * The engine applies the next input while the previous document is written; whoever runs side effects waits for
+ * {@link #appendedSequence()} to pass the document that launched them.
+ * <p>
+ * Documents reach the journal in the order they were offered, each whole or not at all, exactly as with
+ * {@link JournalWriter#append} on the engine thread: the journal's bytes do not depend on which path wrote them. A
+ * document larger than the ring's largest message ({@link #maxRingDocument()}) waits for the ring to drain and is
+ * then handed over in the encoder's own buffer, the offer returning only when it is appended. When the ring is
+ * full, the offering thread waits.
+ * <p>
+ * A failure of the writer on the journaller thread stops the journaller: the documents before the failing one stay
+ * appended, nothing after it is written, and every later offer or wait throws a {@link JournalException} naming the
+ * failure. {@link #close()} drains the ring, stops the thread and closes the writer (on the journaller thread, the
+ * only one that used its appender).
+ * <p>
+ * Threads: {@link #append}, {@link #awaitAppended} and {@link #close} from one producer thread at a time (the
+ * engine's); {@link #appendedSequence()} and {@link #failure()} from any thread. Allocation-free in steady state.
+ */
+public final class Journaller implements AutoCloseable
+{
+    /** Ring capacity used by {@link #start(JournalWriter)}: 1 MiB, so documents up to 128 KiB pass through it. */
+    public static final int DEFAULT_RING_BYTES = 1 << 20;
+
+    private static final int FRAME = 1;
+    private static final int LARGE_FRAME = 2;
+
+    private final JournalWriter writer;
+    private final OneToOneRingBuffer ring;
+    private final JournalEncoder encoder = new JournalEncoder();
+    private final ExpandableArrayBuffer encoded = new ExpandableArrayBuffer(64 * 1024);
+    private final IdleStrategy producerIdle = new BackoffIdleStrategy(64, 16, 1_000, 50_000);
+    private final AtomicLong appended = new AtomicLong();
+    private final AgentRunner runner;
+    private volatile JournalException failure;
+    private volatile int largeLength;
+    private long offeredSequence;
+    private boolean closed;
+
+    private Journaller(final JournalWriter writer, final int ringBytes, final IdleStrategy idle)
+    {
+        if (Integer.bitCount(ringBytes) != 1 || ringBytes < 4096)
+        {
+            throw new IllegalArgumentException("ring capacity must be a power of two of at least 4096: " + ringBytes);
+        }
+        this.writer = writer;
+        this.offeredSequence = writer.lastSequence();
+        this.appended.set(writer.lastSequence());
+        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(
+            ByteBuffer.allocateDirect(ringBytes + RingBufferDescriptor.TRAILER_LENGTH)));
+        this.runner = new AgentRunner(idle, this::onError, null, new Appender());
+    }
+
+    /**
+     * Start a journaller over a writer with the default ring and a backing-off journaller thread (spins, yields,
+     * then parks up to 50 µs).
+     *
+     * @param writer the journal; owned by the journaller from now on, and used by its thread only.
+     * @return the running journaller.
+     */
+    public static Journaller start(final JournalWriter writer)
+    {
+        return start(writer, DEFAULT_RING_BYTES, new BackoffIdleStrategy(64, 16, 1_000, 50_000));
+    }
+
+    /**
+     * Start a journaller.
+     *
+     * @param writer    the journal; owned by the journaller from now on, and used by its thread only.
+     * @param ringBytes ring capacity, a power of two of at least 4 KiB; documents up to an eighth of it pass through
+     *                  the ring, larger ones are handed over one at a time.
+     * @param idle      how the journaller thread waits when the ring is empty.
+     * @return the running journaller.
+     */
+    public static Journaller start(final JournalWriter writer, final int ringBytes, final IdleStrategy idle)
+    {
+        final Journaller journaller = new Journaller(writer, ringBytes, idle);
+        AgentRunner.startOnThread(journaller.runner, runnable ->
+        {
+            final Thread thread = new Thread(runnable, "kvledger-journaller");
+            thread.setDaemon(true);
+            return thread;
+        });
+        return journaller;
+    }
+
+    /**
+     * Encode one document and hand it to the journaller thread; returns once it is in the ring (not yet appended).
+     *
+     * @param input      the input, its sequence included (one more than the previous document's).
+     * @param resultCode result of applying it.
+     * @param effects    the effects it caused, in order.
+     * @return the document's sequence, for {@link #awaitAppended}.
+     * @throws JournalException when the sequence is out of order, the document is too large, or the journaller
+     *                          failed or was closed; nothing is offered then.
+     */
+    public long append(final InputRecord input, final int resultCode, final EffectList effects)
+    {
+        checkHealthy();
+        final long sequence = offeredSequence + 1;
+        if (input.sequence() != sequence)
+        {
+            throw new JournalException("cannot append sequence " + input.sequence() + " to " + writer.directory() +
+                ": expected " + sequence);
+        }
+        final int length = encoder.encodeDocument(encoded, 0, input, resultCode, effects);
+        if (length > writer.maxFrameLength())
+        {
+            throw new JournalException("document " + sequence + " of " + length + " bytes is larger than " +
+                writer.maxFrameLength() + " bytes, a quarter of the journal's block size");
+        }
+        if (length <= ring.maxMsgLength())
+        {
+            producerIdle.reset();
+            while (!ring.write(FRAME, encoded, 0, length))
+            {
+                checkHealthy();
+                producerIdle.idle();
+            }
+            offeredSequence = sequence;
+        }
+        else
+        {
+            offerLarge(sequence, length);
+        }
+
+        return sequence;
+    }
+
+    private void offerLarge(final long sequence, final int length)
+    {
+        awaitAppended(offeredSequence);
+        largeLength = length;
+        producerIdle.reset();
+        while (!ring.write(LARGE_FRAME, encoded, 0, 0))
+        {
+            checkHealthy();
+            producerIdle.idle();
+        }
+        offeredSequence = sequence;
+        awaitAppended(sequence);
+    }
+
+    /**
+     * Sequence of the last document appended (and synced, when the writer syncs), 0 before the first. Any thread.
+     *
+     * @return the sequence.
+     */
+    public long appendedSequence()
+    {
+        return appended.get();
+    }
+
+    /**
+     * Sequence of the last document offered, appended or not. Producer thread.
+     *
+     * @return the sequence.
+     */
+    public long offeredSequence()
+    {
+        return offeredSequence;
+    }
+
+    /**
+     * Wait until every document up to {@code sequence} is appended.
+     *
+     * @param sequence a sequence already offered.
+     * @throws JournalException when the journaller failed or was closed before it got there.
+     */
+    public void awaitAppended(final long sequence)
+    {
+        producerIdle.reset();
+        while (appended.get() < sequence)
+        {
+            checkHealthy();
+            producerIdle.idle();
+        }
+    }
+
+    /**
+     * @return the journaller thread's failure, or null while healthy.
+     */
+    public JournalException failure()
+    {
+        return failure;
+    }
+
+    /**
+     * @return the writer (its counters; do not append to it).
+     */
+    public JournalWriter writer()
+    {
+        return writer;
+    }
+
+    /**
+     * @return largest document, in bytes, that passes through the ring rather than alone.
+     */
+    public int maxRingDocument()
+    {
+        return ring.maxMsgLength();
+    }
+
+    /**
+     * Append everything offered (unless the journaller failed), stop the journaller thread and close the writer.
+     * Idempotent.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        try
+        {
+            while (null == failure && appended.get() < offeredSequence)
+            {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+        }
+        finally
+        {
+            runner.close();
+        }
+    }
+
+    private void checkHealthy()
+    {
+        final JournalException failed = failure;
+        if (null != failed)
+        {
+            throw new JournalException("the journal stopped: " + failed.getMessage(), failed);
+        }
+        if (closed)
+        {
+            throw new JournalException("the journal " + writer.directory() + " is closed");
+        }
+    }
+
+    private void onError(final Throwable t)
+    {
+        if (null == failure)
+        {
+            failure = t instanceof JournalException ? (JournalException)t :
+                new JournalException("journaller failed: " + t, t);
+        }
+    }
+
+    /** The journaller thread's duty cycle: drain the ring into the writer, sync once, publish. */
+    private final class Appender implements Agent
+    {
+        private final byte[] frame = new byte[ring.maxMsgLength()];
+        private final MessageHandler handler = this::onMessage;
+        private boolean stopped;
+
+        @Override
+        public int doWork()
+        {
+            if (stopped)
+            {
+                return 0;
+            }
+            final int read;
+            try
+            {
+                read = ring.read(handler, 256);
+                if (read > 0)
+                {
+                    if (writer.syncEachDocument())
+                    {
+                        writer.sync();
+                    }
+                    appended.lazySet(writer.lastSequence());
+                }
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                stopped = true;
+                onError(ex);
+                return 0;
+            }
+            return read;
+        }
+
+        private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
+        {
+            if (type == FRAME)
+            {
+                buffer.getBytes(index, frame, 0, length);
+                writer.appendFrame(frame, 0, length);
+            }
+            else
+            {
+                writer.appendFrame(encoded.byteArray(), 0, largeLength);
+            }
+            if (!writer.syncEachDocument())
+            {
+                appended.lazySet(writer.lastSequence());
+            }
+        }
+
+        @Override
+        public void onClose()
+        {
+            writer.close();
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "kvledger-journaller";
+        }
+    }
+}

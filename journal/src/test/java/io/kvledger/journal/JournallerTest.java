@@ -1,0 +1,179 @@
+package io.kvledger.journal;
+
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.InputType;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The journaller thread writes exactly the journal the engine thread would have written itself, in order, large
+ * documents included; a failure of the writer stops it and is reported to the producer.
+ */
+class JournallerTest
+{
+    private static final int DOCUMENTS = 5_000;
+
+    @TempDir
+    Path tempDir;
+
+    @Test
+    void shouldWriteTheSameJournalAsAppendingInline()
+    {
+        final Path inline = tempDir.resolve("inline");
+        final Path piped = tempDir.resolve("piped");
+        final InputRecord input = new InputRecord(128);
+        final EffectList effects = new EffectList(64);
+        try (JournalWriter writer = JournalWriter.open(inline, JournalTestData.header(3), false))
+        {
+            for (long s = 1; s <= DOCUMENTS; s++)
+            {
+                JournalTestData.document(3, s, input, effects, 40);
+                writer.append(input, (int)(s % 7), effects);
+            }
+        }
+        try (Journaller journaller = Journaller.start(JournalWriter.open(piped, JournalTestData.header(3), false),
+            4096, new BackoffIdleStrategy()))
+        {
+            long last = 0;
+            for (long s = 1; s <= DOCUMENTS; s++)
+            {
+                JournalTestData.document(3, s, input, effects, 40);
+                last = journaller.append(input, (int)(s % 7), effects);
+                assertTrue(journaller.appendedSequence() <= last);
+            }
+            journaller.awaitAppended(last);
+            assertEquals(DOCUMENTS, journaller.appendedSequence());
+        }
+
+        assertEquals(documents(inline), documents(piped));
+    }
+
+    @Test
+    void shouldHandLargerDocumentsThanTheRingOverAloneAndKeepTheOrder()
+    {
+        final Path dir = tempDir.resolve("journal");
+        final InputRecord input = new InputRecord(16);
+        final EffectList effects = new EffectList(4096);
+        try (Journaller journaller = Journaller.start(JournalWriter.open(dir, JournalTestData.header(4), false),
+            4096, new BackoffIdleStrategy()))
+        {
+            for (long s = 1; s <= 60; s++)
+            {
+                input.reset().type(InputType.TICK).sequence(s).timestampNs(s);
+                effects.clear();
+                final int count = s % 3 == 0 ? 400 : 2;
+                for (int i = 0; i < count; i++)
+                {
+                    effects.id(effects.add(EffectType.OP_QUEUED), s * 1_000 + i);
+                }
+                journaller.append(input, 0, effects);
+            }
+            assertTrue(journaller.maxRingDocument() < 400 * 8, "some documents must be larger than the ring takes");
+        }
+
+        final List<String> read = documents(dir);
+        assertEquals(60, read.size());
+        for (int s = 1; s <= 60; s++)
+        {
+            assertTrue(read.get(s - 1).startsWith(s + " "), read.get(s - 1));
+            assertTrue(read.get(s - 1).endsWith(" " + (s % 3 == 0 ? 400 : 2)), read.get(s - 1));
+        }
+    }
+
+    @Test
+    void shouldRefuseAnOutOfOrderSequenceOnTheProducer()
+    {
+        try (Journaller journaller = Journaller.start(JournalWriter.open(tempDir.resolve("j"),
+            JournalTestData.header(5), false)))
+        {
+            final InputRecord input = new InputRecord(4).type(InputType.TICK);
+            final EffectList effects = new EffectList(4);
+            journaller.append(input.sequence(1), 0, effects);
+            final JournalException ex = assertThrows(JournalException.class,
+                () -> journaller.append(input.sequence(3), 0, effects));
+            assertTrue(ex.getMessage().contains("expected 2"), ex.getMessage());
+            assertEquals(2, journaller.append(input.sequence(2), 0, effects));
+        }
+    }
+
+    @Test
+    void shouldStopOnAWriterFailureAndReportItToTheProducer()
+    {
+        final Path dir = tempDir.resolve("j");
+        final JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(6), false);
+        final Journaller journaller = Journaller.start(writer, 4096, new BackoffIdleStrategy());
+        final InputRecord input = new InputRecord(4).type(InputType.TICK);
+        final EffectList effects = new EffectList(4);
+        journaller.append(input.sequence(1), 0, effects);
+        journaller.awaitAppended(1);
+        writer.close();
+        journaller.append(input.sequence(2), 0, effects);
+
+        final JournalException ex = assertThrows(JournalException.class, () -> journaller.awaitAppended(2));
+        assertTrue(ex.getMessage().startsWith("the journal stopped: "), ex.getMessage());
+        assertNotNull(journaller.failure());
+        assertThrows(JournalException.class, () -> journaller.append(input.sequence(3), 0, effects));
+        assertEquals(1, journaller.appendedSequence());
+        journaller.close();
+
+        final ReadOutcome outcome = JournalReader.open(dir).read(new JournalWriterTest.CountingListener());
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        assertEquals(1, outcome.documents());
+    }
+
+    @Test
+    void shouldSyncBeforeReportingAppendedWhenTheWriterSyncs()
+    {
+        final Path dir = tempDir.resolve("j");
+        try (Journaller journaller = Journaller.start(JournalWriter.open(dir, JournalTestData.header(7), true)))
+        {
+            final InputRecord input = new InputRecord(4).type(InputType.TICK);
+            final EffectList effects = new EffectList(4);
+            for (long s = 1; s <= 50; s++)
+            {
+                journaller.append(input.sequence(s), 0, effects);
+            }
+            journaller.awaitAppended(50);
+            assertEquals(50, journaller.writer().lastSequence());
+        }
+        final ReadOutcome outcome = JournalReader.open(dir).read(new JournalWriterTest.CountingListener());
+        assertEquals(50, outcome.documents());
+    }
+
+    private static List<String> documents(final Path dir)
+    {
+        final List<String> out = new ArrayList<>();
+        final ReadOutcome outcome = JournalReader.open(dir).read(new JournalListener()
+        {
+            public void onHeader(final JournalHeader header, final JournalPosition position)
+            {
+            }
+
+            public void onDocument(final InputRecord input, final int resultCode, final EffectList effects,
+                final JournalPosition position)
+            {
+                final StringBuilder line = new StringBuilder();
+                line.append(input.sequence()).append(' ').append(JournalPrinter.describeInput(input)).append(' ')
+                    .append(resultCode);
+                for (int i = 0; i < effects.size(); i++)
+                {
+                    line.append(" | ").append(JournalPrinter.describeEffect(effects, i));
+                }
+                line.append(' ').append(effects.size());
+                out.add(line.toString());
+            }
+        });
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        return out;
+    }
+}
