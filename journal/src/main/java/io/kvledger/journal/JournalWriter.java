@@ -177,7 +177,8 @@ public final class JournalWriter implements AutoCloseable
             appender = queue.createAppender();
 
             final JournalWriter writer = new JournalWriter(directory, queue, appender, syncEachDocument, blockSize);
-            writer.write(writer.buffer.byteArray(), 0, writer.encoder.encodeHeader(writer.buffer, 0, header), 0);
+            final int length = writer.encoder.encodeHeader(writer.buffer, 0, header);
+            writer.write(writer.buffer.byteArray(), 0, length, 0);
             if (syncEachDocument)
             {
                 writer.sync();
@@ -229,7 +230,8 @@ public final class JournalWriter implements AutoCloseable
                 ": expected " + expectedSequence);
         }
 
-        write(buffer.byteArray(), 0, encoder.encodeDocument(buffer, 0, input, resultCode, effects), expectedSequence);
+        final int length = encoder.encodeDocument(buffer, 0, input, resultCode, effects);
+        write(buffer.byteArray(), 0, length, expectedSequence);
         lastSequence = expectedSequence;
         if (syncEachDocument)
         {

@@ -52,6 +52,7 @@ public final class Journaller implements AutoCloseable
     private final AgentRunner runner;
     private volatile JournalException failure;
     private volatile int largeLength;
+    private Thread thread;
     private long offeredSequence;
     private boolean closed;
 
@@ -93,12 +94,10 @@ public final class Journaller implements AutoCloseable
     public static Journaller start(final JournalWriter writer, final int ringBytes, final IdleStrategy idle)
     {
         final Journaller journaller = new Journaller(writer, ringBytes, idle);
-        AgentRunner.startOnThread(journaller.runner, runnable ->
-        {
-            final Thread thread = new Thread(runnable, "kvledger-journaller");
-            thread.setDaemon(true);
-            return thread;
-        });
+        final Thread thread = new Thread(journaller.runner, "kvledger-journaller");
+        thread.setDaemon(true);
+        journaller.thread = thread;
+        thread.start();
         return journaller;
     }
 
@@ -209,6 +208,14 @@ public final class Journaller implements AutoCloseable
     public JournalWriter writer()
     {
         return writer;
+    }
+
+    /**
+     * @return the journaller thread (for its CPU time).
+     */
+    public Thread thread()
+    {
+        return thread;
     }
 
     /**

@@ -6,8 +6,6 @@ import io.kvledger.engine.device.DeviceBackend;
 import io.kvledger.engine.store.FetchPlan;
 import io.kvledger.engine.store.L3Store;
 import io.kvledger.engine.store.WritePlan;
-import io.kvledger.journal.EffectList;
-import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 
@@ -42,18 +40,18 @@ final class Dispatcher
         this.mambaStateBytes = mambaStateBytes;
     }
 
-    void dispatch(final EffectList effects, final OpTable ops)
+    /**
+     * Launch one op the engine launched, read from its op table.
+     *
+     * @param opId the op's id.
+     * @param ops  the engine's op table.
+     */
+    void launch(final long opId, final OpTable ops)
     {
-        for (int i = 0; i < effects.size(); i++)
+        final int o = ops.slotOf(opId);
+        if (o >= 0)
         {
-            if (effects.type(i) == EffectType.OP_LAUNCHED)
-            {
-                final int o = ops.slotOf(effects.id(i));
-                if (o >= 0)
-                {
-                    launch(ops, o);
-                }
-            }
+            launch(ops, o);
         }
     }
 

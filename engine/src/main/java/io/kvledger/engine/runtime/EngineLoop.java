@@ -36,6 +36,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class EngineLoop implements AutoCloseable, CopyListener, StoreListener
 {
+    /** Side effects waiting for their document to be appended, at most. */
+    private static final int PENDING_CAPACITY = 1 << 16;
+
+    /** Room kept for one input's side effects (launches of a pass, loads it finishes, its answer). */
+    private static final int PENDING_HEADROOM = 1 << 15;
+
     /** Called once per batch end, on the engine thread (group commit of the journal). */
     public interface BatchEnd
     {
@@ -50,6 +56,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     private final Disruptor<EngineEvent> disruptor;
     private final RingBuffer<EngineEvent> ring;
     private final CompletionQueue completions;
+    private final PendingSideEffects pending;
     private final long epochNs = System.nanoTime();
     private volatile boolean running;
     private volatile boolean closed;
@@ -80,6 +87,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         this.dispatcher = new Dispatcher(device, store, maxMoves, engine.config().kvPageBytes(),
             engine.config().mambaStateBytes());
         this.completions = new CompletionQueue(1 << 16);
+        this.pending = new PendingSideEffects(PENDING_CAPACITY);
         final int maxPages = engine.config().maxRequestPages();
         final ThreadFactory threads = runnable ->
         {
@@ -321,8 +329,16 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         }
     }
 
-    private final class Handler implements EventHandler<EngineEvent>
+    private final class Handler implements EventHandler<EngineEvent>, PendingSideEffects.Release
     {
+        private final PendingSideEffects.Release failed = (kind, value, reply) ->
+        {
+            if (kind == PendingSideEffects.REPLY)
+            {
+                answer(reply, value, ResultCode.ENGINE_STOPPED);
+            }
+        };
+
         @Override
         public void onStart()
         {
@@ -337,47 +353,40 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             event.reply = null;
             if (failure != null)
             {
-                answer(reply, event.ticket, ResultCode.ENGINE_STOPPED, in);
+                answer(reply, event.ticket, ResultCode.ENGINE_STOPPED);
                 return;
             }
             in.sequence(++sequence).timestampNs(System.nanoTime() - epochNs);
             final int result;
             try
             {
+                if (pending.free() < PENDING_HEADROOM)
+                {
+                    releaseThrough(sequence - 1, true);
+                }
                 result = engine.apply(in);
                 journal.append(in, result, engine.effects());
             }
             catch (final Throwable t)
             {
-                failure = "input #" + in.sequence() + " " + in.type() + " failed: " + t;
-                answer(reply, event.ticket, ResultCode.ENGINE_STOPPED, in);
-                if (observer != null)
-                {
-                    observer.onFailed();
-                }
+                stop("input #" + in.sequence() + " " + in.type() + " failed: " + t, reply, event.ticket);
                 return;
             }
-            final EffectList effects = engine.effects();
-            dispatcher.dispatch(effects, engine.ops());
-            for (int i = 0; i < effects.size(); i++)
-            {
-                final EffectType type = effects.type(i);
-                if ((type == EffectType.OP_ACKED || type == EffectType.OP_FAILED) &&
-                    (effects.opKind(i) == OpKind.LOAD || effects.opKind(i) == OpKind.COW))
-                {
-                    completions.offer(effects.id(i), type == EffectType.OP_ACKED);
-                }
-            }
-            if (reply != null)
-            {
-                DecisionFiller.fill(engine, in, result, reply.decision);
-                reply.complete(event.ticket);
-            }
+            record(in, result, reply, event.ticket);
             inFlightOps = engine.inFlightOps();
             appliedSequence = in.sequence();
             if (observer != null)
             {
                 observer.onApplied();
+            }
+            try
+            {
+                releaseThrough(sequence, endOfBatch);
+            }
+            catch (final Throwable t)
+            {
+                stop("journal of input #" + in.sequence() + " failed: " + t, null, 0);
+                return;
             }
             if (endOfBatch && batchEnd != null)
             {
@@ -385,7 +394,106 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
         }
 
-        private void answer(final Reply reply, final long ticket, final int code, final InputRecord in)
+        /**
+         * Record the document's side effects in order: its launches, the loads it finished, the caller's answer
+         * (the decision is filled now, from the state this input left).
+         */
+        private void record(final InputRecord in, final int result, final Reply reply, final long ticket)
+        {
+            final long seq = in.sequence();
+            final EffectList effects = engine.effects();
+            for (int i = 0; i < effects.size(); i++)
+            {
+                final EffectType type = effects.type(i);
+                if (type == EffectType.OP_LAUNCHED)
+                {
+                    pending.add(seq, PendingSideEffects.LAUNCH, effects.id(i), null);
+                }
+                else if ((type == EffectType.OP_ACKED || type == EffectType.OP_FAILED) &&
+                    (effects.opKind(i) == OpKind.LOAD || effects.opKind(i) == OpKind.COW))
+                {
+                    pending.add(seq, type == EffectType.OP_ACKED ? PendingSideEffects.LOAD_DONE :
+                        PendingSideEffects.LOAD_FAILED, effects.id(i), null);
+                }
+            }
+            if (reply != null)
+            {
+                DecisionFiller.fill(engine, in, result, reply.decision);
+                pending.add(seq, PendingSideEffects.REPLY, ticket, reply);
+            }
+        }
+
+        /**
+         * Release what the journal has appended; with {@code await}, wait until it has appended {@code upTo} first
+         * (the end of a batch, or no room left for the next input's side effects).
+         */
+        private void releaseThrough(final long upTo, final boolean await)
+        {
+            if (pending.size() == 0)
+            {
+                return;
+            }
+            long appended = journal.appendedSequence();
+            if (await && appended < upTo)
+            {
+                journal.awaitAppended(upTo);
+                appended = upTo;
+            }
+            pending.release(appended, this);
+        }
+
+        @Override
+        public void release(final byte kind, final long value, final Reply reply)
+        {
+            switch (kind)
+            {
+                case PendingSideEffects.LAUNCH:
+                    dispatcher.launch(value, engine.ops());
+                    break;
+                case PendingSideEffects.LOAD_DONE:
+                case PendingSideEffects.LOAD_FAILED:
+                    completions.offer(value, kind == PendingSideEffects.LOAD_DONE);
+                    break;
+                default:
+                    reply.complete(value);
+                    break;
+            }
+        }
+
+        /**
+         * Fail-stop: record the reason, answer the current caller and every caller still waiting for an unappended
+         * document with {@link ResultCode#ENGINE_STOPPED}; side effects of documents the journal did append still
+         * run, nothing else does.
+         */
+        private void stop(final String reason, final Reply reply, final long ticket)
+        {
+            failure = reason;
+            answer(reply, ticket, ResultCode.ENGINE_STOPPED);
+            long appended;
+            try
+            {
+                appended = journal.appendedSequence();
+            }
+            catch (final Throwable ignore)
+            {
+                appended = 0;
+            }
+            try
+            {
+                pending.release(appended, this);
+            }
+            catch (final Throwable ignore)
+            {
+                // the data plane refused a launch while stopping; the journal already holds the decision
+            }
+            pending.release(Long.MAX_VALUE, failed);
+            if (observer != null)
+            {
+                observer.onFailed();
+            }
+        }
+
+        private void answer(final Reply reply, final long ticket, final int code)
         {
             if (reply != null)
             {

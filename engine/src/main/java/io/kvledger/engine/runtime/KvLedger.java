@@ -1,6 +1,7 @@
 package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.CacheStateMachine;
+import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.counters.CountersFile;
 import io.kvledger.engine.counters.CountersPublisher;
@@ -13,6 +14,7 @@ import io.kvledger.engine.store.L3Store;
 import io.kvledger.engine.store.MemoryL3Store;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalWriter;
+import io.kvledger.journal.Journaller;
 
 import java.util.concurrent.TimeUnit;
 
@@ -42,6 +44,7 @@ public final class KvLedger implements AutoCloseable
     private final KvLedgerOptions options;
     private final CacheStateMachine engine;
     private final JournalWriter journal;
+    private final Journaller journaller;
     private final DeviceBackend device;
     private final L3Store store;
     private final EngineLoop loop;
@@ -59,9 +62,12 @@ public final class KvLedger implements AutoCloseable
         this.device = device;
         this.store = store;
         this.deviceMessage = deviceMessage;
-        final EngineLoop.BatchEnd sync = options.syncJournal ? journal::sync : null;
-        loop = new EngineLoop(engine, (in, result, effects) -> journal.append(in, result, effects), sync, device,
-            store, options.ringSize, options.waitStrategy, engine.config().maxRequestPages() + 4);
+        journaller = options.journalThread ? Journaller.start(journal) : null;
+        final EngineLoop.BatchEnd sync = options.syncJournal && null == journaller ? journal::sync : null;
+        final DocumentSink sink = null != journaller ? new JournallerSink(journaller) :
+            (in, result, effects) -> journal.append(in, result, effects);
+        loop = new EngineLoop(engine, sink, sync, device, store, options.ringSize, options.waitStrategy,
+            engine.config().maxRequestPages() + 4);
         counters = options.counters ? CountersPublisher.open(options.journalDir.resolve(CountersFile.FILE_NAME),
             engine, journal, device, store, loop::ringFill, loop.ringCapacity(), loop::movedBytes) : null;
         loop.observer(counters);
@@ -104,7 +110,8 @@ public final class KvLedger implements AutoCloseable
         {
             final JournalHeader header = config.toHeader(new JournalHeader()).deviceKind(device.kind())
                 .createdNs(System.currentTimeMillis() * 1_000_000L).label(options.label);
-            journal = JournalWriter.open(options.journalDir, header, false, options.pretouchJournal);
+            journal = JournalWriter.open(options.journalDir, header, options.syncJournal && options.journalThread,
+                options.pretouchJournal);
         }
         catch (final RuntimeException ex)
         {
@@ -112,7 +119,7 @@ public final class KvLedger implements AutoCloseable
             closeQuietly(device);
             throw ex;
         }
-        final KvLedger ledger;
+        KvLedger ledger = null;
         try
         {
             if (options.metricsPort >= 0 && !options.counters)
@@ -129,6 +136,10 @@ public final class KvLedger implements AutoCloseable
         {
             closeQuietly(store);
             closeQuietly(device);
+            if (null != ledger && null != ledger.journaller)
+            {
+                ledger.journaller.close();
+            }
             journal.close();
             throw ex;
         }
@@ -249,6 +260,10 @@ public final class KvLedger implements AutoCloseable
         if (null != metrics)
         {
             metrics.close();
+        }
+        if (null != journaller)
+        {
+            journaller.close();
         }
         journal.close();
     }

@@ -33,6 +33,13 @@ public final class KvLedgerOptions
     public boolean syncJournal;
     /** Pre-fault the journal's queue file ahead of the writer from a background thread (off the engine thread). */
     public boolean pretouchJournal = true;
+    /**
+     * Append the journal on its own thread (a {@code Journaller}; default): the engine thread encodes each document
+     * and applies the next input while the journaller writes it, and the document's side effects (launches, answers,
+     * finished loads) run once it is appended (and synced, with {@link #syncJournal}: then once per batch the
+     * journaller drained). False: the engine thread appends each document itself.
+     */
+    public boolean journalThread = true;
     public DeviceKind device = DeviceKind.HOST;
     public StoreKind store = StoreKind.FILE;
     public Path storeDir = Path.of("kvledger-out", "l3");

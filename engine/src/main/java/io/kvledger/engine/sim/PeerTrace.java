@@ -102,6 +102,8 @@ public final class PeerTrace
         }
     }
 
+    private static final int MULTI_TURN_CONVERSATIONS = 200;
+
     public final Kind kind;
     private final int[][] requests;
     private final List<Phase> phases;
@@ -167,7 +169,7 @@ public final class PeerTrace
             }
             case MULTI_TURN:
             {
-                final int conversations = 200;
+                final int conversations = MULTI_TURN_CONVERSATIONS;
                 final int turns = 8;
                 final int[][][] segments = new int[conversations][turns][];
                 for (int c = 0; c < conversations; c++)
@@ -240,6 +242,21 @@ public final class PeerTrace
     public int[] request(final int index)
     {
         return requests[index];
+    }
+
+    /**
+     * The request this one continues, when the serving side knows it: on multi-turn, a conversation's previous turn
+     * (its tokens are the start of this request's, so a caller extends that fingerprint chain and hashes only the new
+     * turn). pr-bench's second round also repeats its first round's prompts, but as new requests a server cannot tie
+     * to the old ones, so they are hashed in full.
+     *
+     * @param index request index in serving order.
+     * @return the index of the request it continues, or -1.
+     */
+    public int previousTurn(final int index)
+    {
+        final int conversations = MULTI_TURN_CONVERSATIONS;
+        return kind == Kind.MULTI_TURN && index >= conversations ? index - conversations : -1;
     }
 
     /** @return the reported phases, the whole trace ("all") last. */

@@ -7,6 +7,7 @@ import io.kvledger.engine.sim.PeerLifecycle;
 import io.kvledger.engine.sim.PeerTrace;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalWriter;
+import io.kvledger.journal.Journaller;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -22,12 +23,17 @@ import java.util.stream.Stream;
 /**
  * {@code kvledger bench --trace}: the peer traces of {@code shared/peer-traces.md} served through the engine, one
  * request's lifecycle at a time ({@link PeerLifecycle}), with the journal off and on (a Chronicle Queue on disk in a
- * temporary directory, a fresh one per run), fingerprinting timed on its own. Each run starts a fresh engine; warm-up
+ * temporary directory, a fresh one per run), fingerprinting timed on its own (a multi-turn request extends its
+ * conversation's previous turn's chain with {@code Fingerprinter.extend}, hashing its new turn only; every other request
+ * is hashed in full). Each run starts a fresh engine; warm-up
  * runs come first (a quarter of the iterations, at least 10) and the table shows medians over the measured ones,
  * per phase, of the thread's CPU time (the machine is shared: CPU time leaves out the time the thread waited for a
  * core; page faults count). Each run
  * also serves the trace once more each way timing every input type (wall clock, median over runs) and counting hits
- * and evictions for the cross-check. Single-threaded.
+ * and evictions for the cross-check. Journal on means the production pipeline: the applying thread encodes each
+ * document and hands it to a {@link Journaller} thread that appends it (the applying thread's CPU is "on", the
+ * journaller's is reported apart, and the wall-clock ratio waits for the journal to drain); "inline" is the applying
+ * thread appending each document itself, as before the journaller existed.
  */
 final class PeerBench
 {
@@ -83,6 +89,8 @@ final class PeerBench
         final long[][] onNs = new long[runs][phaseCount];
         final long[][] offWallNs = new long[runs][phaseCount];
         final long[][] onWallNs = new long[runs][phaseCount];
+        final long[][] inlineNs = new long[runs][phaseCount];
+        final long[][] journallerNs = new long[runs][phaseCount];
         final Breakdown[] offSteps = new Breakdown[runs];
         final Breakdown[] onSteps = new Breakdown[runs];
         final long[][] allocOn = new long[runs][phaseCount];
@@ -101,7 +109,20 @@ final class PeerBench
                 for (int r = phase.from; r < phase.to; r++)
                 {
                     final int[] tokens = trace.request(r);
-                    pages[r] = fingerprinter.fingerprint(0, tokens, tokens.length, hi[r], lo[r]);
+                    final int previous = trace.previousTurn(r);
+                    if (previous < 0)
+                    {
+                        pages[r] = fingerprinter.fingerprint(0, tokens, tokens.length, hi[r], lo[r]);
+                    }
+                    else
+                    {
+                        final int done = pages[previous];
+                        System.arraycopy(hi[previous], 0, hi[r], 0, done);
+                        System.arraycopy(lo[previous], 0, lo[r], 0, done);
+                        pages[r] = 0 == done ? fingerprinter.fingerprint(0, tokens, tokens.length, hi[r], lo[r]) :
+                            fingerprinter.extend(0, hi[r][done - 1], lo[r][done - 1], done, tokens, tokens.length,
+                            hi[r], lo[r]);
+                    }
                     tails[r] = tokens.length - pages[r] * PeerTrace.PAGE_SIZE;
                 }
                 if (slot >= 0)
@@ -111,17 +132,28 @@ final class PeerBench
             }
             final int keep = Math.max(0, slot);
             final PeerLifecycle off = new PeerLifecycle(config, DocumentSink.NONE);
-            serve(off, offNs[keep], offWallNs[keep], null, null, leafCount);
+            serve(off, offNs[keep], offWallNs[keep], null, null, null, null, leafCount);
             withJournal(writer ->
             {
-                final PeerLifecycle on = new PeerLifecycle(config, writer::append);
-                serve(on, onNs[keep], onWallNs[keep], allocOn[keep], 0 == slot ? new Bytes(writer, bytes) : null,
-                    leafCount);
+                try (Journaller journaller = Journaller.start(writer))
+                {
+                    final PeerLifecycle on = new PeerLifecycle(config, journaller::append);
+                    serve(on, onNs[keep], onWallNs[keep], allocOn[keep], 0 == slot ? new Bytes(writer, bytes) : null,
+                        journaller, journallerNs[keep], leafCount);
+                }
             });
+            withJournal(writer -> serve(new PeerLifecycle(config, writer::append), inlineNs[keep],
+                new long[phaseCount], null, null, null, null, leafCount));
             offSteps[keep] = new Breakdown(phaseCount);
             onSteps[keep] = new Breakdown(phaseCount);
             breakdown(new PeerLifecycle(config, DocumentSink.NONE), offSteps[keep], leafCount);
-            withJournal(writer -> breakdown(new PeerLifecycle(config, writer::append), onSteps[keep], leafCount));
+            withJournal(writer ->
+            {
+                try (Journaller journaller = Journaller.start(writer))
+                {
+                    breakdown(new PeerLifecycle(config, journaller::append), onSteps[keep], leafCount);
+                }
+            });
         }
         if (leafCount < phaseCount)
         {
@@ -130,6 +162,8 @@ final class PeerBench
             addLeavesToWholeTrace(onNs, leafCount);
             addLeavesToWholeTrace(offWallNs, leafCount);
             addLeavesToWholeTrace(onWallNs, leafCount);
+            addLeavesToWholeTrace(inlineNs, leafCount);
+            addLeavesToWholeTrace(journallerNs, leafCount);
             addLeavesToWholeTrace(allocOn, leafCount);
             addLeavesToWholeTrace(bytes, leafCount);
         }
@@ -150,6 +184,8 @@ final class PeerBench
             final double onUs = median(onNs, p) / 1e3 / requests;
             final double offWallUs = median(offWallNs, p) / 1e3 / requests;
             final double onWallUs = median(onWallNs, p) / 1e3 / requests;
+            final double inlineUs = median(inlineNs, p) / 1e3 / requests;
+            final double journallerUs = median(journallerNs, p) / 1e3 / requests;
             final double alloc = (double)median(allocOn, p) / requests;
             final double perDoc = (double)bytes[p] / (requests * (long)PeerLifecycle.STEPS.length);
             final boolean all = p == phaseCount - 1;
@@ -158,10 +194,12 @@ final class PeerBench
                 final StringBuilder line = new StringBuilder(512);
                 line.append(String.format(Locale.ROOT, "{\"trace\":\"%s\",\"phase\":\"%s\",\"requests\":%d," +
                     "\"usPerRequestJournalOff\":%.3f,\"usPerRequestJournalOn\":%.3f,\"usPerRequestFingerprint\":%.3f," +
+                    "\"usPerRequestJournalInline\":%.3f,\"usPerRequestJournallerThread\":%.3f," +
                     "\"throughputRatioOnOff\":%.3f,\"usPerRequestJournalOffWall\":%.3f," +
                     "\"usPerRequestJournalOnWall\":%.3f,\"bytesPerDocument\":%.1f,\"allocatedBytesPerRequest\":%.1f," +
                     "\"hitTokens\":%d,\"evictedTokens\":%d,\"tokensInTree\":%d", kind.cliName, phase.name, requests,
-                    offUs, onUs, fp, offUs / onUs, offWallUs, onWallUs, perDoc, alloc, off.hit[p] * PeerTrace.PAGE_SIZE,
+                    offUs, onUs, fp, inlineUs, journallerUs, offWallUs / onWallUs, offWallUs, onWallUs, perDoc, alloc,
+                    off.hit[p] * PeerTrace.PAGE_SIZE,
                     off.evicted[p] * PeerTrace.PAGE_SIZE, off.tree[p] * PeerTrace.PAGE_SIZE));
                 if (all)
                 {
@@ -176,8 +214,8 @@ final class PeerBench
             }
             else
             {
-                out.printf(Locale.ROOT, "  %-7s %5d %9.2f %9.2f %7.2f %9.2f %7.0f %8.0f %11s %11s %11s%n", phase.name,
-                    requests, offUs, onUs, offUs / onUs, fp, perDoc, alloc,
+                out.printf(Locale.ROOT, "  %-7s %5d %8.2f %8.2f %9.2f %8.2f %7.2f %7.2f %6.0f %7.0f %11s %11s %11s%n",
+                    phase.name, requests, offUs, onUs, inlineUs, journallerUs, offWallUs / onWallUs, fp, perDoc, alloc,
                     check(off.hit[p], kind.expectedHitTokens, all),
                     check(off.evicted[p], kind.expectedEvictedTokens, all),
                     check(off.tree[p], kind.expectedTokensInTree, all));
@@ -241,11 +279,13 @@ final class PeerBench
         out.printf(Locale.ROOT, "trace %s: %,d requests, %,d tokens, sha256 %s (matches peer-traces.md)%n",
             kind.cliName, n, trace.tokenCount(), digest);
         out.printf(Locale.ROOT, "  attention only, page %d, KV pool %,d pages; %d measured runs after %d warm-up " +
-            "runs, medians of thread CPU time (wall in --json)%n  journal: Chronicle Queue in a temp dir, " +
-            "unsynced, pretouch %s%n", PeerTrace.PAGE_SIZE, kind.kvPoolPages(), runs, warmups,
-            pretouch ? "on" : "off");
-        out.printf(Locale.ROOT, "  %-7s %5s %9s %9s %7s %9s %7s %8s %11s %11s %11s%n", "phase", "reqs",
-            "off us", "on us", "on/off", "fp us", "B/doc", "alloc B", "hit tok", "evict tok", "tree tok");
+            "runs, medians of thread CPU time%n  journal: Chronicle Queue in a temp dir, unsynced, pretouch %s; " +
+            "on = the applying thread with the journaller thread appending (its own CPU in jrnl), inline = the " +
+            "applying thread appending itself;%n  on/off = requests per second, wall clock, journal on (drained) " +
+            "over off%n", PeerTrace.PAGE_SIZE, kind.kvPoolPages(), runs, warmups, pretouch ? "on" : "off");
+        out.printf(Locale.ROOT, "  %-7s %5s %8s %8s %9s %8s %7s %7s %6s %7s %11s %11s %11s%n", "phase", "reqs",
+            "off us", "on us", "inline us", "jrnl us", "on/off", "fp us", "B/doc", "alloc B", "hit tok", "evict tok",
+            "tree tok");
     }
 
     private void printWholeTraceCheck(final PeerTrace.Kind kind, final int n, final Breakdown off, final Breakdown on)
@@ -256,27 +296,38 @@ final class PeerBench
             off.hit[a] * PeerTrace.PAGE_SIZE == kind.expectedHitTokens &&
             off.evicted[a] * PeerTrace.PAGE_SIZE == kind.expectedEvictedTokens &&
             off.tree[a] * PeerTrace.PAGE_SIZE == kind.expectedTokensInTree ? "reproduced" : "DIFFERENT");
-        out.printf(Locale.ROOT, "  us per input (wall, median), whole trace, journal off / on:%s%n",
+        out.printf(Locale.ROOT, "  us per input (wall, median), whole trace, journal off / on (journaller):%s%n",
             off.text(a, n, on));
     }
 
     private void serve(final PeerLifecycle lifecycle, final long[] cpuNanos, final long[] wallNanos,
-        final long[] alloc, final Bytes bytes, final int leafCount)
+        final long[] alloc, final Bytes bytes, final Journaller journaller, final long[] journallerNanos,
+        final int leafCount)
     {
         final long thread = Thread.currentThread().getId();
+        final long journallerThread = null == journaller ? 0 : journaller.thread().getId();
         for (int p = 0; p < leafCount; p++)
         {
             final PeerTrace.Phase phase = phases.get(p);
             final long bytesBefore = null == bytes ? 0 : bytes.writer.appendedBytes();
             final long allocBefore = null == alloc ? 0 : threads.getThreadAllocatedBytes(thread);
+            final long journallerStart = null == journaller ? 0 : threads.getThreadCpuTime(journallerThread);
             final long cpuStart = threads.getCurrentThreadCpuTime();
             final long start = System.nanoTime();
             for (int r = phase.from; r < phase.to; r++)
             {
                 lifecycle.serve(r + 1, hi[r], lo[r], pages[r], tails[r]);
             }
-            wallNanos[p] = System.nanoTime() - start;
             cpuNanos[p] = threads.getCurrentThreadCpuTime() - cpuStart;
+            if (null != journaller)
+            {
+                journaller.awaitAppended(journaller.offeredSequence());
+            }
+            wallNanos[p] = System.nanoTime() - start;
+            if (null != journaller)
+            {
+                journallerNanos[p] = threads.getThreadCpuTime(journallerThread) - journallerStart;
+            }
             if (null != alloc)
             {
                 alloc[p] = threads.getThreadAllocatedBytes(thread) - allocBefore;
