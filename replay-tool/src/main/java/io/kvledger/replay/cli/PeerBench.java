@@ -24,8 +24,8 @@ import java.util.stream.Stream;
  * {@code kvledger bench --trace}: the peer traces of {@code shared/peer-traces.md} served through the engine, one
  * request's lifecycle at a time ({@link PeerLifecycle}), with the journal off and on (a Chronicle Queue on disk in a
  * temporary directory, a fresh one per run), fingerprinting timed on its own (a multi-turn request extends its
- * conversation's previous turn's chain with {@code Fingerprinter.extend}, hashing its new turn only; every other request
- * is hashed in full). Each run starts a fresh engine; warm-up
+ * conversation's previous turn's chain with {@code Fingerprinter.extend}, hashing its new turn only; every other
+ * request is hashed in full). Each run starts a fresh engine; warm-up
  * runs come first (a quarter of the iterations, at least 10) and the table shows medians over the measured ones,
  * per phase, of the thread's CPU time (the machine is shared: CPU time leaves out the time the thread waited for a
  * core; page faults count). Each run
@@ -106,25 +106,7 @@ final class PeerBench
             {
                 final PeerTrace.Phase phase = phases.get(p);
                 final long start = threads.getCurrentThreadCpuTime();
-                for (int r = phase.from; r < phase.to; r++)
-                {
-                    final int[] tokens = trace.request(r);
-                    final int previous = trace.previousTurn(r);
-                    if (previous < 0)
-                    {
-                        pages[r] = fingerprinter.fingerprint(0, tokens, tokens.length, hi[r], lo[r]);
-                    }
-                    else
-                    {
-                        final int done = pages[previous];
-                        System.arraycopy(hi[previous], 0, hi[r], 0, done);
-                        System.arraycopy(lo[previous], 0, lo[r], 0, done);
-                        pages[r] = 0 == done ? fingerprinter.fingerprint(0, tokens, tokens.length, hi[r], lo[r]) :
-                            fingerprinter.extend(0, hi[r][done - 1], lo[r][done - 1], done, tokens, tokens.length,
-                            hi[r], lo[r]);
-                    }
-                    tails[r] = tokens.length - pages[r] * PeerTrace.PAGE_SIZE;
-                }
+                fingerprint(fingerprinter, phase);
                 if (slot >= 0)
                 {
                     fingerprintNs[slot][p] = threads.getCurrentThreadCpuTime() - start;
@@ -133,27 +115,16 @@ final class PeerBench
             final int keep = Math.max(0, slot);
             final PeerLifecycle off = new PeerLifecycle(config, DocumentSink.NONE);
             serve(off, offNs[keep], offWallNs[keep], null, null, null, null, leafCount);
-            withJournal(writer ->
-            {
-                try (Journaller journaller = Journaller.start(writer))
-                {
-                    final PeerLifecycle on = new PeerLifecycle(config, journaller::append);
-                    serve(on, onNs[keep], onWallNs[keep], allocOn[keep], 0 == slot ? new Bytes(writer, bytes) : null,
-                        journaller, journallerNs[keep], leafCount);
-                }
-            });
+            withJournaller(journaller -> serve(new PeerLifecycle(config, journaller::append), onNs[keep],
+                onWallNs[keep], allocOn[keep], 0 == slot ? new Bytes(journaller.writer(), bytes) : null, journaller,
+                journallerNs[keep], leafCount));
             withJournal(writer -> serve(new PeerLifecycle(config, writer::append), inlineNs[keep],
                 new long[phaseCount], null, null, null, null, leafCount));
             offSteps[keep] = new Breakdown(phaseCount);
             onSteps[keep] = new Breakdown(phaseCount);
             breakdown(new PeerLifecycle(config, DocumentSink.NONE), offSteps[keep], leafCount);
-            withJournal(writer ->
-            {
-                try (Journaller journaller = Journaller.start(writer))
-                {
-                    breakdown(new PeerLifecycle(config, journaller::append), onSteps[keep], leafCount);
-                }
-            });
+            withJournaller(journaller -> breakdown(new PeerLifecycle(config, journaller::append), onSteps[keep],
+                leafCount));
         }
         if (leafCount < phaseCount)
         {
@@ -300,6 +271,37 @@ final class PeerBench
             off.text(a, n, on));
     }
 
+    private void fingerprint(final Fingerprinter fingerprinter, final PeerTrace.Phase phase)
+    {
+        for (int r = phase.from; r < phase.to; r++)
+        {
+            fingerprint(fingerprinter, r);
+        }
+    }
+
+    /**
+     * Fingerprint request {@code r}: a request that continues an earlier one (a multi-turn conversation's next turn)
+     * extends that request's chain and hashes its new pages only.
+     */
+    private void fingerprint(final Fingerprinter fingerprinter, final int r)
+    {
+        final int[] tokens = trace.request(r);
+        final int previous = trace.previousTurn(r);
+        final int done = previous < 0 ? 0 : pages[previous];
+        if (0 == done)
+        {
+            pages[r] = fingerprinter.fingerprint(0, tokens, tokens.length, hi[r], lo[r]);
+        }
+        else
+        {
+            System.arraycopy(hi[previous], 0, hi[r], 0, done);
+            System.arraycopy(lo[previous], 0, lo[r], 0, done);
+            pages[r] = fingerprinter.extend(0, hi[r][done - 1], lo[r][done - 1], done, tokens, tokens.length, hi[r],
+                lo[r]);
+        }
+        tails[r] = tokens.length - pages[r] * PeerTrace.PAGE_SIZE;
+    }
+
     private void serve(final PeerLifecycle lifecycle, final long[] cpuNanos, final long[] wallNanos,
         final long[] alloc, final Bytes bytes, final Journaller journaller, final long[] journallerNanos,
         final int leafCount)
@@ -393,6 +395,17 @@ final class PeerBench
         }
     }
 
+    private void withJournaller(final JournallerUse use) throws IOException
+    {
+        withJournal(writer ->
+        {
+            try (Journaller journaller = Journaller.start(writer))
+            {
+                use.accept(journaller);
+            }
+        });
+    }
+
     private static String check(final long pages, final long expected, final boolean all)
     {
         final long tokens = pages * PeerTrace.PAGE_SIZE;
@@ -408,6 +421,12 @@ final class PeerBench
         }
         Arrays.sort(v);
         return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    @FunctionalInterface
+    private interface JournallerUse
+    {
+        void accept(Journaller journaller) throws IOException;
     }
 
     @FunctionalInterface
