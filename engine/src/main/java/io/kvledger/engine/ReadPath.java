@@ -19,7 +19,8 @@ import io.kvledger.journal.codec.SlotState;
 
 /**
  * The L3 read path: an ARRIVE queries L3 for the pages past the usable device prefix, a STORAGE_HIT either starts
- * the fetch into host staging or parks the hit, a FETCH_DONE turns the staging into the request's hold (STAGED).
+ * the fetch into host staging or parks the hit, a FETCH_DONE turns the staging into the request's hold (STAGED);
+ * a TICK evicts unlocked device pages (which may free staging) and retries the parked hits.
  * Owns the parked-hit FIFO (an {@link IndexList} over request slots, in the shared {@link ApplyState}) and the
  * retry of parked hits whenever staging frees ({@link #drainParkedHits()}, which then lets the write path flush its
  * backlog).
