@@ -1,6 +1,5 @@
 package io.kvledger.engine;
 
-import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.ResultCode;
 
@@ -10,6 +9,7 @@ import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.PrefetchPolicy;
@@ -34,10 +34,8 @@ import io.kvledger.journal.codec.SlotState;
  * cancel; the slots it hands out get their cursors reset there instead.</li>
  * </ul>
  */
-final class Admission
+final class Admission extends Flow
 {
-    private static final int NONE = ApplyState.NONE;
-
     /** How long an Admit waits for an L3 existence query before giving up on it (event time). */
     private static final long QUERY_GRACE_NS = 5_000_000L;
 
@@ -45,14 +43,6 @@ final class Admission
     private final int[] queuedLaunch;
     private int queuedLaunchCount;
 
-    private final ApplyState state;
-    private final EngineConfig config;
-    private final Effects effects;
-    private final RadixTree tree;
-    private final RequestTable requests;
-    private final OpTable ops;
-    private final TreeComponent[] components;
-    private final EngineCounters counters;
     private final AdmissionPlan plan;
     private final MatchResult match;
     private final MatchResult scratchMatch;
@@ -66,14 +56,7 @@ final class Admission
      */
     Admission(final ApplyState state)
     {
-        this.state = state;
-        config = state.config;
-        effects = state.effects;
-        tree = state.tree;
-        requests = state.requests;
-        ops = state.ops;
-        components = state.components;
-        counters = state.counters;
+        super(state);
         plan = state.plan;
         match = state.match;
         scratchMatch = state.scratchMatch;
@@ -87,6 +70,14 @@ final class Admission
     {
         this.read = read;
         this.lifecycle = lifecycle;
+    }
+
+    @Override
+    void register(final InputHandlers handlers)
+    {
+        handlers.on(InputType.PASS_BEGIN, this::onPassBegin);
+        handlers.on(InputType.ADMIT, this::onAdmit);
+        handlers.on(InputType.PASS_END, this::onPassEnd);
     }
 
     // ------------------------------------------------------------------------------------------------ pass
@@ -109,7 +100,7 @@ final class Admission
         return ResultCode.OK;
     }
 
-    int onPassEnd()
+    int onPassEnd(final InputRecord in)
     {
         if (!state.passOpen)
         {

@@ -152,6 +152,16 @@ final class ApplyState
         }
     }
 
+    /** Release the lock an op holds on the node it fills or backs up, if it holds one. */
+    void unlockOp(final int o)
+    {
+        if (ops.receipt[o] != NONE)
+        {
+            tree.release(ops.receipt[o]);
+            ops.receipt[o] = NONE;
+        }
+    }
+
     /** Match the request's pages on the device into {@link #match}; the prefix every component can use. */
     int usableDevicePrefix(final int r)
     {

@@ -11,7 +11,6 @@ import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
-import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.RequestState;
 
@@ -24,16 +23,19 @@ import io.kvledger.journal.codec.RequestState;
  * The read path (buffer-only host mode) and the write path follow shared/DESIGN.md; component specifics sit
  * behind {@link TreeComponent}. Engine thread only; allocation-free in steady state.
  * <p>
- * One {@code apply} switch hands each input to the flow it concerns, as Aeron's consensus module agent hands work
- * to its election and timer service; the flows share one state holder ({@link ApplyState}: configuration, pools,
- * tree, request and op tables, effects, counters, sequence and time, pass budgets, running count):
+ * {@code apply} hands each input to the flow it concerns, as Aeron's consensus module agent hands work to its
+ * election and timer service, through one table indexed by input type ({@link InputHandlers}) that each flow fills
+ * with the types it handles ({@link Flow#register}) when the state machine is built; a type claimed twice fails the
+ * construction, a type nobody claims is refused (REQUEST_STATE). The flows share one state holder
+ * ({@link ApplyState}: configuration, pools, tree, request and op tables, effects, counters, sequence and time,
+ * pass budgets, running count):
  * <ul>
- * <li>{@link ReadPath}: ARRIVE, STORAGE_HIT, FETCH_DONE; the parked-hit FIFO.</li>
+ * <li>{@link ReadPath}: ARRIVE, STORAGE_HIT, FETCH_DONE, TICK (eviction, then the retry of what waits for
+ * staging); the parked-hit FIFO.</li>
  * <li>{@link Admission}: PASS_BEGIN, ADMIT, PASS_END; the pass budgets and the loads queued for PASS_END.</li>
  * <li>{@link RequestLifecycle}: RETRACT, ABORT; dropping a hold, finishing a request.</li>
  * <li>{@link OpCompletion}: ACK; settling or rolling back an op.</li>
  * <li>{@link WritePath}: CHUNK, FINISH; the backup backlog.</li>
- * <li>TICK (eviction, then the retry of what waits for staging) is handled here.</li>
  * </ul>
  * Decisions where the design is silent, taken as the domain reference implies, each written on the flow it
  * concerns:
@@ -68,6 +70,7 @@ public final class CacheStateMachine
     private final RequestLifecycle lifecycle;
     private final OpCompletion completion;
     private final WritePath write;
+    private final InputHandlers handlers = new InputHandlers();
 
     /**
      * @param config engine configuration.
@@ -91,8 +94,13 @@ public final class CacheStateMachine
         read.wire(completion, write);
         admission.wire(read, lifecycle);
         lifecycle.wire(read, completion);
-        completion.wire(read, write);
+        completion.wire(read, write, lifecycle);
         write.wire(read, completion, lifecycle);
+        read.register(handlers);
+        admission.register(handlers);
+        lifecycle.register(handlers);
+        completion.register(handlers);
+        write.register(handlers);
     }
 
     /** @return the configuration. */
@@ -296,7 +304,7 @@ public final class CacheStateMachine
         final int result;
         try
         {
-            result = dispatch(in);
+            result = handlers.dispatch(in);
         }
         catch (final EngineBugException ex)
         {
@@ -306,38 +314,10 @@ public final class CacheStateMachine
         return result;
     }
 
-    private int dispatch(final InputRecord in)
+    /** @return the dispatch table (tests check that every input type has its one handler). */
+    InputHandlers handlers()
     {
-        switch (in.type())
-        {
-            case ARRIVE: return read.onArrive(in);
-            case STORAGE_HIT: return read.onStorageHit(in);
-            case FETCH_DONE: return read.onFetchDone(in);
-            case PASS_BEGIN: return admission.onPassBegin(in);
-            case ADMIT: return admission.onAdmit(in);
-            case RETRACT: return lifecycle.onRetract(in);
-            case ABORT: return lifecycle.onAbort(in);
-            case PASS_END: return admission.onPassEnd();
-            case ACK: return completion.onAck(in);
-            case CHUNK: return write.onCache(in, false);
-            case FINISH: return write.onCache(in, true);
-            case TICK: return onTick(in);
-            default: return ResultCode.REQUEST_STATE;
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ tick
-
-    /** Time passes: a positive {@link Inputs#evictPages} evicts up to that many unlocked device pages. */
-    private int onTick(final InputRecord in)
-    {
-        final long evictPages = Inputs.evictPages(in);
-        if (evictPages > 0)
-        {
-            tree.evictPages((int)Math.min(evictPages, Integer.MAX_VALUE), state.ignoreOpLocks);
-        }
-        read.drainParkedHits();
-        return ResultCode.OK;
+        return handlers;
     }
 
     /**

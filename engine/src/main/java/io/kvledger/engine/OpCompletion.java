@@ -1,15 +1,13 @@
 package io.kvledger.engine;
 
-import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.ResultCode;
 
 import io.kvledger.engine.slot.SlotPool;
-import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Reason;
-import io.kvledger.journal.codec.RequestState;
 import io.kvledger.journal.codec.SlotState;
 
 /**
@@ -25,39 +23,32 @@ import io.kvledger.journal.codec.SlotState;
  * (WAITING again, LOAD_FAILED or COW_FAILED).</li>
  * </ul>
  */
-final class OpCompletion
+final class OpCompletion extends Flow
 {
-    private static final int NONE = ApplyState.NONE;
-
-    private final ApplyState state;
-    private final Effects effects;
-    private final RadixTree tree;
-    private final RequestTable requests;
-    private final OpTable ops;
-    private final TreeComponent[] components;
-    private final EngineCounters counters;
     private ReadPath read;
     private WritePath write;
+    private RequestLifecycle lifecycle;
 
     /**
      * @param state the state holder shared with the other flows.
      */
     OpCompletion(final ApplyState state)
     {
-        this.state = state;
-        effects = state.effects;
-        tree = state.tree;
-        requests = state.requests;
-        ops = state.ops;
-        components = state.components;
-        counters = state.counters;
+        super(state);
     }
 
     /** Wire the flows this one hands work to (once, at construction of the state machine). */
-    void wire(final ReadPath read, final WritePath write)
+    void wire(final ReadPath read, final WritePath write, final RequestLifecycle lifecycle)
     {
         this.read = read;
         this.write = write;
+        this.lifecycle = lifecycle;
+    }
+
+    @Override
+    void register(final InputHandlers handlers)
+    {
+        handlers.on(InputType.ACK, this::onAck);
     }
 
     int onAck(final InputRecord in)
@@ -104,10 +95,7 @@ final class OpCompletion
                     {
                         c.release(r, false);
                     }
-                    state.running--;
-                    state.setState(r, RequestState.WAITING);
-                    requests.validPages[r] = 0;
-                    requests.cachedPages[r] = 0;
+                    lifecycle.backToWaiting(r);
                     effects.rejected(requests.id[r], kind == OpKind.LOAD ? Reason.LOAD_FAILED : Reason.COW_FAILED);
                 }
                 completeOp(o, ok);
@@ -173,11 +161,7 @@ final class OpCompletion
     /** A finished op: unlock its node, publish what it loaded, free its staging and parked slots. */
     private void settleOp(final int o)
     {
-        if (ops.receipt[o] != NONE)
-        {
-            tree.release(ops.receipt[o]);
-            ops.receipt[o] = NONE;
-        }
+        state.unlockOp(o);
         if (ops.node[o] != NONE && tree.live(ops.node[o]) && tree.loadingOp(ops.node[o]) == ops.id[o])
         {
             tree.markLoading(ops.node[o], NONE);
@@ -192,11 +176,7 @@ final class OpCompletion
     /** A cancelled or failed op: unlock, delete the node it filled, free everything it held. */
     void rollBackOp(final int o)
     {
-        if (ops.receipt[o] != NONE)
-        {
-            tree.release(ops.receipt[o]);
-            ops.receipt[o] = NONE;
-        }
+        state.unlockOp(o);
         for (final TreeComponent c : components)
         {
             c.opDone(o, false);

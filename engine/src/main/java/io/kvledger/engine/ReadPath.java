@@ -2,7 +2,6 @@ package io.kvledger.engine;
 
 import io.kvledger.engine.util.IndexList;
 
-import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.ResultCode;
 
@@ -12,6 +11,7 @@ import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.RequestState;
@@ -19,7 +19,8 @@ import io.kvledger.journal.codec.SlotState;
 
 /**
  * The L3 read path: an ARRIVE queries L3 for the pages past the usable device prefix, a STORAGE_HIT either starts
- * the fetch into host staging or parks the hit, a FETCH_DONE turns the staging into the request's hold (STAGED).
+ * the fetch into host staging or parks the hit, a FETCH_DONE turns the staging into the request's hold (STAGED);
+ * a TICK evicts unlocked device pages (which may free staging) and retries the parked hits.
  * Owns the parked-hit FIFO (an {@link IndexList} over request slots, in the shared {@link ApplyState}) and the
  * retry of parked hits whenever staging frees ({@link #drainParkedHits()}, which then lets the write path flush its
  * backlog).
@@ -34,18 +35,8 @@ import io.kvledger.journal.codec.SlotState;
  * tenants never share a node or an L3 key whatever fingerprints they pass.</li>
  * </ul>
  */
-final class ReadPath
+final class ReadPath extends Flow
 {
-    private static final int NONE = ApplyState.NONE;
-
-    private final ApplyState state;
-    private final EngineConfig config;
-    private final Effects effects;
-    private final RadixTree tree;
-    private final RequestTable requests;
-    private final OpTable ops;
-    private final TreeComponent[] components;
-    private final EngineCounters counters;
     private final IndexList parked;
     private final MatchResult match;
     private OpCompletion completion;
@@ -56,14 +47,7 @@ final class ReadPath
      */
     ReadPath(final ApplyState state)
     {
-        this.state = state;
-        config = state.config;
-        effects = state.effects;
-        tree = state.tree;
-        requests = state.requests;
-        ops = state.ops;
-        components = state.components;
-        counters = state.counters;
+        super(state);
         parked = state.parked;
         match = state.match;
     }
@@ -73,6 +57,15 @@ final class ReadPath
     {
         this.completion = completion;
         this.write = write;
+    }
+
+    @Override
+    void register(final InputHandlers handlers)
+    {
+        handlers.on(InputType.ARRIVE, this::onArrive);
+        handlers.on(InputType.STORAGE_HIT, this::onStorageHit);
+        handlers.on(InputType.FETCH_DONE, this::onFetchDone);
+        handlers.on(InputType.TICK, this::onTick);
     }
 
     int onArrive(final InputRecord in)
@@ -301,6 +294,21 @@ final class ReadPath
         state.recordQueued(o, requestId);
         ops.advance(o, OpTable.LAUNCHED);
         counters.fetches++;
+    }
+
+    /**
+     * Time passes: a positive {@link Inputs#evictPages} evicts up to that many unlocked device pages, which may free
+     * the staging parked hits wait for, so the FIFO (then the backup backlog) is retried.
+     */
+    int onTick(final InputRecord in)
+    {
+        final long evictPages = Inputs.evictPages(in);
+        if (evictPages > 0)
+        {
+            tree.evictPages((int)Math.min(evictPages, Integer.MAX_VALUE), state.ignoreOpLocks);
+        }
+        drainParkedHits();
+        return ResultCode.OK;
     }
 
     /** Staging was freed: retry parked hits (head first), then queued backups, while staging lasts. */

@@ -1,10 +1,10 @@
 package io.kvledger.engine;
 
-import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.effect.ResultCode;
 
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
+import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.RequestState;
 import io.kvledger.journal.codec.SlotState;
@@ -20,17 +20,8 @@ import io.kvledger.journal.codec.SlotState;
  * while its load is launched (the PENDING_FREE path).</li>
  * </ul>
  */
-final class RequestLifecycle
+final class RequestLifecycle extends Flow
 {
-    private static final int NONE = ApplyState.NONE;
-
-    private final ApplyState state;
-    private final EngineConfig config;
-    private final Effects effects;
-    private final RequestTable requests;
-    private final OpTable ops;
-    private final TreeComponent[] components;
-    private final EngineCounters counters;
     private ReadPath read;
     private OpCompletion completion;
 
@@ -39,13 +30,7 @@ final class RequestLifecycle
      */
     RequestLifecycle(final ApplyState state)
     {
-        this.state = state;
-        config = state.config;
-        effects = state.effects;
-        requests = state.requests;
-        ops = state.ops;
-        components = state.components;
-        counters = state.counters;
+        super(state);
     }
 
     /** Wire the flows this one hands work to (once, at construction of the state machine). */
@@ -53,6 +38,13 @@ final class RequestLifecycle
     {
         this.read = read;
         this.completion = completion;
+    }
+
+    @Override
+    void register(final InputHandlers handlers)
+    {
+        handlers.on(InputType.RETRACT, this::onRetract);
+        handlers.on(InputType.ABORT, this::onAbort);
     }
 
     int onRetract(final InputRecord in)
@@ -80,12 +72,21 @@ final class RequestLifecycle
         {
             unwindAdmission(r, false);
         }
+        backToWaiting(r);
+        counters.retracts++;
+        return ResultCode.OK;
+    }
+
+    /**
+     * An admitted request goes back to WAITING, its admission already undone (retracted, or its load or copy
+     * failed): it no longer runs and none of its pages are valid; it is admitted again later and recomputes.
+     */
+    void backToWaiting(final int r)
+    {
         state.running--;
         state.setState(r, RequestState.WAITING);
         requests.validPages[r] = 0;
         requests.cachedPages[r] = 0;
-        counters.retracts++;
-        return ResultCode.OK;
     }
 
     private boolean queuedOp(final long opId)

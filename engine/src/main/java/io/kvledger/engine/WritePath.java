@@ -1,16 +1,15 @@
 package io.kvledger.engine;
 
-import io.kvledger.engine.effect.Effects;
 import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.ResultCode;
 
 import io.kvledger.engine.util.Hashing;
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;
-import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
+import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.RequestState;
@@ -29,10 +28,8 @@ import io.kvledger.journal.codec.SlotState;
  * (BACKUP_DROPPED) rather than blocking the backlog.</li>
  * </ul>
  */
-final class WritePath
+final class WritePath extends Flow
 {
-    private static final int NONE = ApplyState.NONE;
-
     /** Backup backlog (a ring): node to back up and the first page not yet backed up. */
     private final int[] backlogNode;
     private final int[] backlogFrom;
@@ -41,15 +38,7 @@ final class WritePath
     private int backlogHead;
     private int backlogCount;
 
-    private final ApplyState state;
-    private final EngineConfig config;
-    private final Effects effects;
     private final SlotPool kvPool;
-    private final RadixTree tree;
-    private final RequestTable requests;
-    private final OpTable ops;
-    private final TreeComponent[] components;
-    private final EngineCounters counters;
     private final MatchResult scratchMatch;
     private final int[] pageScratch;
     private final int[] canonicalScratch;
@@ -62,15 +51,8 @@ final class WritePath
      */
     WritePath(final ApplyState state)
     {
-        this.state = state;
-        config = state.config;
-        effects = state.effects;
+        super(state);
         kvPool = state.kvPool;
-        tree = state.tree;
-        requests = state.requests;
-        ops = state.ops;
-        components = state.components;
-        counters = state.counters;
         scratchMatch = state.scratchMatch;
         pageScratch = state.pageScratch;
         canonicalScratch = state.canonicalScratch;
@@ -87,7 +69,24 @@ final class WritePath
         this.lifecycle = lifecycle;
     }
 
-    int onCache(final InputRecord in, final boolean finish)
+    @Override
+    void register(final InputHandlers handlers)
+    {
+        handlers.on(InputType.CHUNK, this::onChunk);
+        handlers.on(InputType.FINISH, this::onFinish);
+    }
+
+    int onChunk(final InputRecord in)
+    {
+        return onCache(in, false);
+    }
+
+    int onFinish(final InputRecord in)
+    {
+        return onCache(in, true);
+    }
+
+    private int onCache(final InputRecord in, final boolean finish)
     {
         final int r = requests.slotOf(in.request());
         if (r == NONE)
@@ -318,11 +317,7 @@ final class WritePath
     {
         final long opId = ops.id[o];
         ops.complete(o, ok);
-        if (ops.receipt[o] != NONE)
-        {
-            tree.release(ops.receipt[o]);
-            ops.receipt[o] = NONE;
-        }
+        state.unlockOp(o);
         if (!ok || ops.full())
         {
             completion.releaseOpSlots(o);
