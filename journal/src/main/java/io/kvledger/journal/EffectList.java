@@ -137,6 +137,34 @@ public final class EffectList
     }
 
     /**
+     * Copy this list's columns into a buffer's views, as {@link RawDocument} lays them out: {@code size * 5} longs
+     * from long index {@code longAt}, then {@code size * 10} shorts from short index {@code shortAt}.
+     */
+    void putColumns(final java.nio.LongBuffer longView, final int longAt, final java.nio.ShortBuffer shortView,
+        final int shortAt)
+    {
+        longView.put(longAt, longs, 0, size * LONG_COLUMNS);
+        shortView.put(shortAt, codes, 0, size * CODE_COLUMNS);
+    }
+
+    /**
+     * The reverse of {@link #putColumns}: become a list of {@code count} effects read from the views, growing the
+     * arrays when needed.
+     */
+    void getColumns(final int count, final java.nio.LongBuffer longView, final int longAt,
+        final java.nio.ShortBuffer shortView, final int shortAt)
+    {
+        if (count * CODE_COLUMNS > codes.length)
+        {
+            codes = new short[count * CODE_COLUMNS];
+            longs = new long[count * LONG_COLUMNS];
+        }
+        longView.get(longAt, longs, 0, count * LONG_COLUMNS);
+        shortView.get(shortAt, codes, 0, count * CODE_COLUMNS);
+        size = count;
+    }
+
+    /**
      * Append a copy of effect {@code index} of another list.
      *
      * @param other list to copy from.

@@ -93,6 +93,26 @@ public final class InputRecord
     }
 
     /**
+     * Copy the fingerprints into a buffer's long view, as {@link RawDocument} lays them out: the high halves from
+     * long index {@code at}, then the low halves.
+     */
+    void putFingerprints(final java.nio.LongBuffer view, final int at)
+    {
+        view.put(at, fingerprintHi, 0, fingerprintCount);
+        view.put(at + fingerprintCount, fingerprintLo, 0, fingerprintCount);
+    }
+
+    /**
+     * The reverse of {@link #putFingerprints}; the record must hold {@code count} fingerprints.
+     */
+    void getFingerprints(final int count, final java.nio.LongBuffer view, final int at)
+    {
+        view.get(at, fingerprintHi, 0, count);
+        view.get(at + count, fingerprintLo, 0, count);
+        fingerprintCount = count;
+    }
+
+    /**
      * Whether another record holds the same input, fingerprints included.
      *
      * @param other to compare.

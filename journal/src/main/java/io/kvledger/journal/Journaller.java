@@ -15,9 +15,10 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The journal as its own stage of the pipeline, as LMAX's journaller: the engine thread encodes each document and
- * hands its bytes over a single-producer ring; a journaller thread appends them to the {@link JournalWriter} (and,
- * when the writer syncs, forces them to the device once per batch), then publishes the sequence it has appended.
+ * The journal as its own stage of the pipeline, as LMAX's journaller: the engine thread copies each document's
+ * columns into a single-producer ring ({@link RawDocument}); a journaller thread encodes them and appends them to
+ * the {@link JournalWriter} (and, when the writer syncs, forces them to the device once per batch), then publishes
+ * the sequence it has appended.
  * The engine applies the next input while the previous document is written; whoever runs side effects waits for
  * {@link #appendedSequence()} to pass the document that launched them.
  * <p>
@@ -40,11 +41,12 @@ public final class Journaller implements AutoCloseable
     /** Ring capacity used by {@link #start(JournalWriter)}: 1 MiB, so documents up to 128 KiB pass through it. */
     public static final int DEFAULT_RING_BYTES = 1 << 20;
 
-    private static final int FRAME = 1;
+    private static final int RAW_DOCUMENT = 1;
     private static final int LARGE_FRAME = 2;
 
     private final JournalWriter writer;
     private final OneToOneRingBuffer ring;
+    private final RawDocument raw;
     private final JournalEncoder encoder = new JournalEncoder();
     private final ExpandableArrayBuffer encoded = new ExpandableArrayBuffer(64 * 1024);
     private final IdleStrategy producerIdle = new BackoffIdleStrategy(64, 16, 1_000, 50_000);
@@ -65,8 +67,9 @@ public final class Journaller implements AutoCloseable
         this.writer = writer;
         this.offeredSequence = writer.lastSequence();
         this.appended.set(writer.lastSequence());
-        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(
-            ByteBuffer.allocateDirect(ringBytes + RingBufferDescriptor.TRAILER_LENGTH)));
+        final ByteBuffer memory = ByteBuffer.allocateDirect(ringBytes + RingBufferDescriptor.TRAILER_LENGTH);
+        this.ring = new OneToOneRingBuffer(new UnsafeBuffer(memory));
+        this.raw = new RawDocument(memory);
         this.runner = new AgentRunner(idle, this::onError, null, new Appender());
     }
 
@@ -102,14 +105,18 @@ public final class Journaller implements AutoCloseable
     }
 
     /**
-     * Encode one document and hand it to the journaller thread; returns once it is in the ring (not yet appended).
+     * Hand one document to the journaller thread; returns once it is in the ring (not yet appended). The document
+     * crosses as a raw copy of the record's and list's columns ({@link RawDocument}); the journaller thread encodes
+     * it, so an encoding failure (a code outside its enum, a document larger than a quarter of the block) stops the
+     * journaller and is reported by the next call. A document whose raw form is larger than the ring takes is
+     * encoded here and handed over alone.
      *
      * @param input      the input, its sequence included (one more than the previous document's).
      * @param resultCode result of applying it.
      * @param effects    the effects it caused, in order.
      * @return the document's sequence, for {@link #awaitAppended}.
-     * @throws JournalException when the sequence is out of order, the document is too large, or the journaller
-     *                          failed or was closed; nothing is offered then.
+     * @throws JournalException when the sequence is out of order, or the journaller failed or was closed; nothing
+     *                          is offered then.
      */
     public long append(final InputRecord input, final int resultCode, final EffectList effects)
     {
@@ -120,25 +127,29 @@ public final class Journaller implements AutoCloseable
             throw new JournalException("cannot append sequence " + input.sequence() + " to " + writer.directory() +
                 ": expected " + sequence);
         }
-        final int length = encoder.encodeDocument(encoded, 0, input, resultCode, effects);
-        if (length > writer.maxFrameLength())
-        {
-            throw new JournalException("document " + sequence + " of " + length + " bytes is larger than " +
-                writer.maxFrameLength() + " bytes, a quarter of the journal's block size");
-        }
+        final int length = RawDocument.length(input, effects);
         if (length <= ring.maxMsgLength())
         {
             producerIdle.reset();
-            while (!ring.write(FRAME, encoded, 0, length))
+            int index;
+            while ((index = ring.tryClaim(RAW_DOCUMENT, length)) < 0)
             {
                 checkHealthy();
                 producerIdle.idle();
             }
+            raw.write(index, input, resultCode, effects);
+            ring.commit(index);
             offeredSequence = sequence;
         }
         else
         {
-            offerLarge(sequence, length);
+            final int frameLength = encoder.encodeDocument(encoded, 0, input, resultCode, effects);
+            if (frameLength > writer.maxFrameLength())
+            {
+                throw new JournalException("document " + sequence + " of " + frameLength + " bytes is larger than " +
+                    writer.maxFrameLength() + " bytes, a quarter of the journal's block size");
+            }
+            offerLarge(sequence, frameLength);
         }
 
         return sequence;
@@ -277,8 +288,11 @@ public final class Journaller implements AutoCloseable
     /** The journaller thread's duty cycle: drain the ring into the writer, sync once, publish. */
     private final class Appender implements Agent
     {
-        private final byte[] frame = new byte[ring.maxMsgLength()];
+        private final JournalEncoder frameEncoder = new JournalEncoder();
+        private final ExpandableArrayBuffer frame = new ExpandableArrayBuffer(64 * 1024);
+        private final EffectList effects = new EffectList(256);
         private final MessageHandler handler = this::onMessage;
+        private InputRecord input = new InputRecord(256);
         private boolean stopped;
 
         @Override
@@ -312,10 +326,16 @@ public final class Journaller implements AutoCloseable
 
         private void onMessage(final int type, final MutableDirectBuffer buffer, final int index, final int length)
         {
-            if (type == FRAME)
+            if (type == RAW_DOCUMENT)
             {
-                buffer.getBytes(index, frame, 0, length);
-                writer.appendFrame(frame, 0, length);
+                final int fingerprints = raw.fingerprintCount(index);
+                if (fingerprints > input.fingerprintCapacity())
+                {
+                    input = new InputRecord(fingerprints);
+                }
+                final int resultCode = raw.read(index, input, effects);
+                final int frameLength = frameEncoder.encodeDocument(frame, 0, input, resultCode, effects);
+                writer.appendFrame(frame.byteArray(), 0, frameLength);
             }
             else
             {

@@ -132,6 +132,26 @@ class JournallerTest
     }
 
     @Test
+    void shouldStopWhenTheJournallerThreadCannotEncodeADocument()
+    {
+        final Path dir = tempDir.resolve("j");
+        final Journaller journaller = Journaller.start(JournalWriter.open(dir, JournalTestData.header(8), false));
+        final InputRecord input = new InputRecord(4).type(InputType.TICK);
+        final EffectList effects = new EffectList(4);
+        journaller.append(input.sequence(1), 0, effects);
+        effects.code(effects.add(EffectType.OP_QUEUED), 1, (short)200);
+        journaller.append(input.sequence(2), 0, effects);
+
+        final JournalException ex = assertThrows(JournalException.class, () -> journaller.awaitAppended(2));
+        assertTrue(ex.getMessage().startsWith("the journal stopped: "), ex.getMessage());
+        assertEquals(1, journaller.appendedSequence());
+        journaller.close();
+        final ReadOutcome outcome = JournalReader.open(dir).read(new JournalWriterTest.CountingListener());
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        assertEquals(1, outcome.documents());
+    }
+
+    @Test
     void shouldSyncBeforeReportingAppendedWhenTheWriterSyncs()
     {
         final Path dir = tempDir.resolve("j");
