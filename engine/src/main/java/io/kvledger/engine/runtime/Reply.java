@@ -32,6 +32,17 @@ final class Reply
     }
 
     /**
+     * Any thread: whether the call with this ticket was answered.
+     *
+     * @param expected ticket.
+     * @return true once the engine completed it.
+     */
+    boolean answered(final long expected)
+    {
+        return done >= expected;
+    }
+
+    /**
      * Caller thread: wait for the engine to answer the call with this ticket.
      *
      * @param expected ticket.
