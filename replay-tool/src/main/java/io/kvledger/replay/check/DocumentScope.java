@@ -29,15 +29,15 @@ final class DocumentScope
 
     long sequence;
     InputRecord input;
-    final Set<Long> touchedNodes = new LinkedHashSet<>();
+    final OrderedLongSet touchedNodes = new OrderedLongSet();
     final Set<Integer> ownerChangedMamba = new LinkedHashSet<>();
     final Map<Integer, ShadowOp> loadWrittenMamba = new LinkedHashMap<>();
     final List<Suspicion> suspicions = new ArrayList<>();
     final List<ShadowOp> queued = new ArrayList<>();
     final List<ShadowOp> launchedSameDocument = new ArrayList<>();
     final List<ShadowOp> ended = new ArrayList<>();
-    final Set<Long> droppedHolds = new LinkedHashSet<>();
-    final Set<Long> endedRequests = new LinkedHashSet<>();
+    final OrderedLongSet droppedHolds = new OrderedLongSet();
+    final OrderedLongSet endedRequests = new OrderedLongSet();
     final Set<SplitPair> splitPairs = new HashSet<>();
     ShadowOp expectingTargets;
     long targetsRemaining;
@@ -47,15 +47,24 @@ final class DocumentScope
         this.sequence = sequence;
         this.input = input;
         touchedNodes.clear();
-        ownerChangedMamba.clear();
-        loadWrittenMamba.clear();
+        if (!ownerChangedMamba.isEmpty())
+        {
+            ownerChangedMamba.clear();
+        }
+        if (!loadWrittenMamba.isEmpty())
+        {
+            loadWrittenMamba.clear();
+        }
         suspicions.clear();
         queued.clear();
         launchedSameDocument.clear();
         ended.clear();
         droppedHolds.clear();
         endedRequests.clear();
-        splitPairs.clear();
+        if (!splitPairs.isEmpty())
+        {
+            splitPairs.clear();
+        }
         expectingTargets = null;
         targetsRemaining = 0;
     }

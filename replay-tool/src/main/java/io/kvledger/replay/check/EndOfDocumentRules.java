@@ -176,6 +176,10 @@ final class EndOfDocumentRules extends ShadowPart
 
     void checkCursors()
     {
+        if (scope.ownerChangedMamba.isEmpty() && scope.loadWrittenMamba.isEmpty())
+        {
+            return;
+        }
         final Set<Integer> reported = new HashSet<>();
         for (final int id : scope.ownerChangedMamba)
         {

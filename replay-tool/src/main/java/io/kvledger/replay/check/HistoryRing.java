@@ -57,7 +57,7 @@ final class HistoryRing
         }
         if (count == limit)
         {
-            start = (start + 1) % limit;
+            start = start + 1 == limit ? 0 : start + 1;
             count--;
             dropped++;
         }
@@ -66,7 +66,8 @@ final class HistoryRing
             grow();
         }
         final int capacity = data.length / WORDS;
-        final int o = ((start + count) % capacity) * WORDS;
+        final int at = start + count;
+        final int o = (at >= capacity ? at - capacity : at) * WORDS;
         long lo = 0;
         for (int c = 0; c < 8; c++)
         {
@@ -172,20 +173,9 @@ final class HistoryRing
         start = 0;
     }
 
+    /** Column {@code column} of the effect; the ring packs the same ten columns, in the list's own order. */
     private static short code(final EffectList effects, final int index, final int column)
     {
-        return switch (column)
-        {
-            case 0 -> effects.typeCode(index);
-            case 1 -> effects.poolCode(index);
-            case 2 -> effects.fromStateCode(index);
-            case 3 -> effects.toStateCode(index);
-            case 4 -> effects.componentCode(index);
-            case 5 -> effects.opKindCode(index);
-            case 6 -> effects.roleCode(index);
-            case 7 -> effects.reasonCode(index);
-            case 8 -> effects.requestFromCode(index);
-            default -> effects.requestToCode(index);
-        };
+        return effects.code(index, column);
     }
 }

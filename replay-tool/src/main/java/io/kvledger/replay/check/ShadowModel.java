@@ -9,9 +9,7 @@ import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.SlotState;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The checker's own picture of the controller, folded from journaled effects only (never from engine code), so it
@@ -307,18 +305,9 @@ public final class ShadowModel
     /**
      * @return an insertion-ordered map that forgets its oldest entries past a bound (ended ops, requests, nodes).
      */
-    static <T> Map<Long, T> retiredMap()
+    static <T> RetiredMap<T> retiredMap()
     {
-        return new LinkedHashMap<>(256, 0.75f, false)
-        {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(final Map.Entry<Long, T> eldest)
-            {
-                return size() > RETIRED_LIMIT;
-            }
-        };
+        return new RetiredMap<>(RETIRED_LIMIT);
     }
 
     // ---------------------------------------------------------------------------------------------------------

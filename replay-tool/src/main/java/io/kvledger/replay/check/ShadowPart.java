@@ -1,10 +1,10 @@
 package io.kvledger.replay.check;
 
+import org.agrona.collections.Long2ObjectHashMap;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.codec.Pool;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * Base of the parts of the shadow model's fold: a view of the one {@link ShadowState} (its holders under their
@@ -21,10 +21,10 @@ abstract class ShadowPart
     final ShadowSlot[][] slots;
     final int[][] counts;
     final OwnerIndex owners;
-    final Map<Long, ShadowOp> ops;
-    final Map<Long, ShadowOp> retiredOps;
-    final Map<Long, ShadowRequest> requests;
-    final Map<Long, ShadowRequest> retiredRequests;
+    final Long2ObjectHashMap<ShadowOp> ops;
+    final RetiredMap<ShadowOp> retiredOps;
+    final Long2ObjectHashMap<ShadowRequest> requests;
+    final RetiredMap<ShadowRequest> retiredRequests;
     final DocumentScope scope;
     final Findings findings;
     final ShadowTree tree;

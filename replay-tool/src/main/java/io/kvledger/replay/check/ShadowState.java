@@ -1,13 +1,12 @@
 package io.kvledger.replay.check;
 
+import org.agrona.collections.Long2ObjectHashMap;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.SlotState;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The shared state of the shadow model's fold: the four pools of slots with their per-state counts and owner
@@ -27,10 +26,10 @@ final class ShadowState
     final ShadowSlot[][] slots = new ShadowSlot[POOLS][0];
     final int[][] counts = new int[POOLS][STATES];
     final OwnerIndex owners = new OwnerIndex();
-    final Map<Long, ShadowOp> ops = new HashMap<>();
-    final Map<Long, ShadowOp> retiredOps = ShadowModel.retiredMap();
-    final Map<Long, ShadowRequest> requests = new HashMap<>();
-    final Map<Long, ShadowRequest> retiredRequests = ShadowModel.retiredMap();
+    final Long2ObjectHashMap<ShadowOp> ops = new Long2ObjectHashMap<>();
+    final RetiredMap<ShadowOp> retiredOps = ShadowModel.retiredMap();
+    final Long2ObjectHashMap<ShadowRequest> requests = new Long2ObjectHashMap<>();
+    final RetiredMap<ShadowRequest> retiredRequests = ShadowModel.retiredMap();
     final DocumentScope scope = new DocumentScope();
     final Findings findings = new Findings();
     final ShadowTree tree;

@@ -1,12 +1,12 @@
 package io.kvledger.replay.check;
 
+import org.agrona.collections.Long2ObjectHashMap;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.SlotState;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,10 +27,10 @@ final class ShadowTree
     private final Findings findings;
     private final DocumentScope scope;
     private final int historyLimit;
-    private final Map<Long, ShadowNode> nodes = new HashMap<>();
-    private final Map<Long, ShadowNode> retiredNodes = ShadowModel.retiredMap();
+    private final Long2ObjectHashMap<ShadowNode> nodes = new Long2ObjectHashMap<>();
+    private final RetiredMap<ShadowNode> retiredNodes = ShadowModel.retiredMap();
     private final Map<Long, LockReceipt> receipts = new LinkedHashMap<>();
-    private final Map<Long, Long> releasedReceipts = ShadowModel.retiredMap();
+    private final RetiredMap<Long> releasedReceipts = ShadowModel.retiredMap();
     private final Set<Long> lockedEvictions = new HashSet<>();
     private ShadowObserver observer;
     private long lives;
