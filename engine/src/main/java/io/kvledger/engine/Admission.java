@@ -323,7 +323,7 @@ final class Admission extends Flow
             {
                 continue;
             }
-            if (c.gateNeed(plan) > c.gateAvailable())
+            if (!c.gateCovers(c.gateNeed(plan)))
             {
                 return staged ? defer(r, c.gateReason()) : waitFor(r, c.gateReason());
             }

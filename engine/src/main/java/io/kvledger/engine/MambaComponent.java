@@ -179,6 +179,17 @@ final class MambaComponent implements TreeComponent
         return pool.freeCount() + tree.evictableMambaSlots();
     }
 
+    /**
+     * Free slots first; the evictable count (a walk of the Mamba list) only when they fall short, and only as far
+     * as needed.
+     */
+    @Override
+    public boolean gateCovers(final int need)
+    {
+        final int free = pool.freeCount();
+        return need <= free || tree.evictableMambaSlotsAtLeast(need - free);
+    }
+
     @Override
     public Reason gateReason()
     {

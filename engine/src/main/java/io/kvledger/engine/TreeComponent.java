@@ -71,6 +71,17 @@ interface TreeComponent
     /** @return free plus evictable device slots of this component. */
     int gateAvailable();
 
+    /**
+     * Whether free plus evictable device slots cover {@code need}; a component may stop counting once they do.
+     *
+     * @param need slots the admission needs ({@link #gateNeed}).
+     * @return {@code need <= gateAvailable()}.
+     */
+    default boolean gateCovers(final int need)
+    {
+        return need <= gateAvailable();
+    }
+
     /** @return the reason a staged request is deferred when {@link #gateNeed} exceeds {@link #gateAvailable}. */
     Reason gateReason();
 

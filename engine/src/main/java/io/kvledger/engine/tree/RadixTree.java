@@ -1091,9 +1091,27 @@ public final class RadixTree
      */
     public int evictableMambaSlots()
     {
+        return countEvictableMamba(Integer.MAX_VALUE);
+    }
+
+    /**
+     * Whether {@link #evictMamba} could free at least {@code wanted} Mamba slots now: the same simulated pass as
+     * {@link #evictableMambaSlots()}, stopped as soon as the count reaches {@code wanted} (the count only grows along
+     * the pass, so the answer is the same as comparing the full count). What the admission gate asks.
+     *
+     * @param wanted slots wanted.
+     * @return true when at least that many could be freed.
+     */
+    public boolean evictableMambaSlotsAtLeast(final int wanted)
+    {
+        return wanted <= 0 || countEvictableMamba(wanted) >= wanted;
+    }
+
+    private int countEvictableMamba(final int enough)
+    {
         int total = 0;
         int node = mambaLru.head();
-        while (NIL != node)
+        while (NIL != node && total < enough)
         {
             if (mambaCandidate(node, false))
             {
@@ -1109,8 +1127,9 @@ public final class RadixTree
             }
             node = mambaLru.next(node);
         }
+        final int end = node;
         node = mambaLru.head();
-        while (NIL != node)
+        while (end != node)
         {
             deletedChildren[parent[node]] = 0;
             node = mambaLru.next(node);

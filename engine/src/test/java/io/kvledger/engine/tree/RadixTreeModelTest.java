@@ -498,6 +498,11 @@ class RadixTreeModelTest
             operation = "evictMamba";
             final int want = 1 + random.nextInt(3);
             final int before = tree.evictableMambaSlots();
+            for (int wanted = 0; wanted <= before + 1; wanted++)
+            {
+                assertEquals(before >= wanted, tree.evictableMambaSlotsAtLeast(wanted), "at least " + wanted);
+            }
+            assertEquals(before, tree.evictableMambaSlots(), "a stopped pass leaves the next count unchanged");
             final int freeBefore = f.mambaPool.freeCount();
             final int freed = tree.evictMamba(want, false);
             assertEquals(Math.min(want, before), freed, "Mamba slots freed");
