@@ -119,16 +119,7 @@ class JournallerTest
         writer.close();
         journaller.append(input.sequence(2), 0, effects);
 
-        final JournalException ex = assertThrows(JournalException.class, () -> journaller.awaitAppended(2));
-        assertTrue(ex.getMessage().startsWith("the journal stopped: "), ex.getMessage());
-        assertNotNull(journaller.failure());
-        assertThrows(JournalException.class, () -> journaller.append(input.sequence(3), 0, effects));
-        assertEquals(1, journaller.appendedSequence());
-        journaller.close();
-
-        final ReadOutcome outcome = JournalReader.open(dir).read(new JournalWriterTest.CountingListener());
-        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
-        assertEquals(1, outcome.documents());
+        assertStoppedAfterTheFirstDocument(journaller, dir, input, effects);
     }
 
     @Test
@@ -142,10 +133,23 @@ class JournallerTest
         effects.code(effects.add(EffectType.OP_QUEUED), 1, (short)200);
         journaller.append(input.sequence(2), 0, effects);
 
+        assertStoppedAfterTheFirstDocument(journaller, dir, input, effects);
+    }
+
+    /**
+     * Document 2 failed on the journaller thread: waiting for it and offering more fail with the reason, document 1
+     * stays appended and the journal reads clean up to it.
+     */
+    private static void assertStoppedAfterTheFirstDocument(final Journaller journaller, final Path dir,
+        final InputRecord input, final EffectList effects)
+    {
         final JournalException ex = assertThrows(JournalException.class, () -> journaller.awaitAppended(2));
         assertTrue(ex.getMessage().startsWith("the journal stopped: "), ex.getMessage());
+        assertNotNull(journaller.failure());
+        assertThrows(JournalException.class, () -> journaller.append(input.sequence(3), 0, effects));
         assertEquals(1, journaller.appendedSequence());
         journaller.close();
+
         final ReadOutcome outcome = JournalReader.open(dir).read(new JournalWriterTest.CountingListener());
         assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
         assertEquals(1, outcome.documents());
