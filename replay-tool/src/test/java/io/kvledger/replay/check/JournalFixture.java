@@ -234,6 +234,13 @@ final class JournalFixture
             return this;
         }
 
+        Doc waited(final long request, final Reason reason)
+        {
+            final int i = effects.add(EffectType.WAITED);
+            effects.owner(i, request).reason(i, reason);
+            return this;
+        }
+
         Doc parked(final long request, final int pages)
         {
             final int i = effects.add(EffectType.HIT_PARKED);
