@@ -63,6 +63,12 @@ final class JournalFixture
             return this;
         }
 
+        Doc evictPages(final long pages)
+        {
+            input.value1(pages);
+            return this;
+        }
+
         Doc op(final long op)
         {
             input.op(op);
