@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Explore seed 12473 (I18, shrunk to 15 inputs): the Mamba gate counts an inner checkpoint as evictable (its state
  * can be dropped, the node keeps its pages), then the same admission's KV allocation evicts that node's only child,
  * which turns it into a leaf its waiting owner still pins; Mamba eviction must skip a locked leaf, so the allocation
- * comes up one slot short of what RESERVED promised and the staged request is deferred. Admission now allocates the
- * Mamba slots before the KV pages.
+ * comes up one slot short of what RESERVED promised and the staged request is deferred. Admission now evicts for
+ * the Mamba slots before the KV pages are allocated.
  */
 class MambaBeforeKvAllocationTest
 {
