@@ -32,6 +32,14 @@ import io.kvledger.journal.codec.SlotState;
  * The fetch itself follows the prefetch policy.</li>
  * <li>Copy-on-write is decided at admission, never at match time, so a staged load has no pending copy to
  * cancel; the slots it hands out get their cursors reset there instead.</li>
+ * <li>Before any component allocates, the recurrent-state components evict what their allocation will need
+ * ({@link TreeComponent#evictFor}); then the components allocate in order, KV pages first. KV eviction deletes
+ * leaves, and a deleted leaf can turn its parent, an inner checkpoint the Mamba gate counted as evictable (a state
+ * dropped, the node kept), into a leaf that a waiting request's prefix pin locks, which Mamba eviction must skip:
+ * when the Mamba slots were evicted for after the KV pages, the allocation came up short of what RESERVED promised
+ * and the staged request was deferred (explore seed 12473, I18). Mamba eviction never lowers what the KV gate
+ * counted: a leaf it deletes was unlocked, so its pages only move from evictable to free, and dropping a state
+ * leaves the node's pages and locks as they were. When no Mamba eviction is needed nothing changes.</li>
  * </ul>
  */
 final class Admission extends Flow
@@ -378,6 +386,14 @@ final class Admission extends Flow
         if (staged)
         {
             plan.loadOpSlot = ops.add(OpKind.LOAD, requestId);
+        }
+        // Recurrent-state eviction before any allocation (see the class doc): KV eviction could strand a counted state.
+        for (final TreeComponent c : components)
+        {
+            if (c.component() != Component.FULL)
+            {
+                c.evictFor(plan);
+            }
         }
         for (int i = 0; i < components.length; i++)
         {

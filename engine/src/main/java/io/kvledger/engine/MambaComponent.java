@@ -197,6 +197,16 @@ final class MambaComponent implements TreeComponent
     }
 
     @Override
+    public void evictFor(final AdmissionPlan plan)
+    {
+        final int need = slotsFor(plan);
+        if (pool.freeCount() < need)
+        {
+            tree.evictMamba(need - pool.freeCount(), ignoreOpLocks);
+        }
+    }
+
+    @Override
     public boolean allocate(final AdmissionPlan plan)
     {
         final int need = slotsFor(plan);

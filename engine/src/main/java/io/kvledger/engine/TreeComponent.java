@@ -86,6 +86,16 @@ interface TreeComponent
     Reason gateReason();
 
     /**
+     * Evict what {@link #allocate} will need, before any component allocates (the admission calls it for every
+     * component but FULL, whose own allocation evicts leaves: see {@code Admission}). Nothing by default.
+     *
+     * @param plan admission.
+     */
+    default void evictFor(final AdmissionPlan plan)
+    {
+    }
+
+    /**
      * Evict to make room, then allocate every device destination the admission needs.
      *
      * @param plan admission.

@@ -64,6 +64,19 @@ final class Driver
         return opId(EffectType.OP_QUEUED, OpKind.QUERY);
     }
 
+    /** Arrive with the first {@code shared} pages of {@code seed}'s run, then pages of {@code otherSeed}'s. */
+    long arriveSharing(final long request, final long seed, final int shared, final long otherSeed, final int pages)
+    {
+        Inputs.arrive(in.reset(), request, 0, 8, 0);
+        for (int i = 0; i < pages; i++)
+        {
+            final long s = i < shared ? seed : otherSeed;
+            in.addFingerprint(s * 1_000_003L + i, (s << 20) ^ (i * 0x9E3779B97F4A7C15L));
+        }
+        check(apply(in), ResultCode.OK);
+        return opId(EffectType.OP_QUEUED, OpKind.QUERY);
+    }
+
     long storageHit(final long queryOp, final int present, final int statePages)
     {
         check(apply(Inputs.storageHit(in.reset(), queryOp, present, statePages)), ResultCode.OK);
@@ -157,6 +170,11 @@ final class Driver
     int ack(final long op, final boolean ok)
     {
         return apply(Inputs.ack(in.reset(), op, ok));
+    }
+
+    int chunk(final long request, final int pages)
+    {
+        return apply(Inputs.chunk(in.reset(), request, pages, pages, 0, 0, 0));
     }
 
     int finish(final long request, final int pages, final long writePos, final long cacheBase, final long isFlush)

@@ -48,8 +48,10 @@ public final class InvariantCoverage
             "returned as last_device_node' is covered by I3 only for admissions");
         row(Invariant.I5, Level.CHECKER, "shadow tree: lock receipts (no negative count, no double or foreign " +
             "release), locks left by ended requests and by ended loads and copies");
-        row(Invariant.I6, Level.ENGINE_VERIFY, "evictable and protected sizes and the LRU lists are not journaled; " +
-            "RadixTree.verify() checks them after every input in explore and the seeded tests");
+        row(Invariant.I6, Level.PARTIAL, "evictions (EvictionRule): an EVICTED(MAMBA) names a node owning a " +
+            "Mamba state and releases it, an EVICTED(FULL) deletes the node, and a TICK that evicted fewer pages " +
+            "than asked leaves no unlocked leaf (no node holding data is missing from the LRU); the engine's " +
+            "evictable/protected counters are not journaled, RadixTree.verify() recounts them in explore and tests");
         row(Invariant.I7, Level.CHECKER, "shadow tree: EVICTED or NODE_DELETED of a node locked by an in-flight " +
             "load, copy or backup");
         row(Invariant.I8, Level.CHECKER, "slot transition: host staging never handed to a node");
@@ -57,8 +59,10 @@ public final class InvariantCoverage
             "left after a hold drop, an ended request or an ended op");
         row(Invariant.I10, Level.PARTIAL, "the occupancy counters are not journaled: the checker accounts host " +
             "staging per owner (I9) and per pool (I18 conservation); SlotPool.verify() checks the engine's counts");
-        row(Invariant.I11, Level.NOT_CHECKED, "splice alignment and 'tree slice equals the load's destinations' are " +
-            "not checked (the load's KV targets are not compared with the inserted node's pages)");
+        row(Invariant.I11, Level.CHECKER, "splices (SpliceRule): a load splices its request's staged hold whole " +
+            "(prefix ends at the hold's end, base inside the hold; pages are the unit, so aligned), and at the end " +
+            "of the document the nodes from the load's locked node up to the base start at the base and own " +
+            "exactly the load's DEVICE_KV write targets, its written Mamba node state on that last node");
         row(Invariant.I12, Level.CHECKER, "slot transition: from-state and previous owner must match the shadow " +
             "slot (double free, owner confusion, no-op hand-over, PENDING_FREE only to FREE), leaks at owner's end");
         row(Invariant.I13, Level.CHECKER, "op targets: a slot written by a queued or launched op (or read by a " +
@@ -75,8 +79,8 @@ public final class InvariantCoverage
             "every pool conserved (free + owned + pending = capacity) after every document");
         row(Invariant.I19, Level.CHECKER, "op and request lifecycles: QUEUED -> LAUNCHED -> ACKED|FAILED or " +
             "QUEUED -> CANCELLED once, targets declared, request states in order");
-        row(Invariant.I20, Level.NOT_CHECKED, "not applicable: kvledger journals one rank; there is no second " +
-            "rank's log to compare");
+        row(Invariant.I20, Level.NOT_CHECKED, "cannot be checked from the journal: kvledger journals one rank, " +
+            "there is no second rank's log to compare");
     }
 
     private InvariantCoverage()
@@ -95,6 +99,23 @@ public final class InvariantCoverage
     public static Row of(final Invariant invariant)
     {
         return ROWS.get(invariant);
+    }
+
+    /**
+     * @param level a level.
+     * @return the invariants checked at that level, for example {@code I4, I10}, or {@code none}.
+     */
+    public static String names(final Level level)
+    {
+        final StringBuilder b = new StringBuilder();
+        for (final Map.Entry<Invariant, Row> entry : ROWS.entrySet())
+        {
+            if (entry.getValue().level() == level)
+            {
+                b.append(b.length() > 0 ? ", " : "").append(entry.getKey().name());
+            }
+        }
+        return b.length() > 0 ? b.toString() : "none";
     }
 
     /**

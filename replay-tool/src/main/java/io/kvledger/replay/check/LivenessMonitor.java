@@ -7,6 +7,7 @@ import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.RequestState;
 import io.kvledger.journal.codec.Role;
 import io.kvledger.journal.codec.SlotState;
@@ -25,7 +26,12 @@ import java.util.Map;
  * rules. Independent of the engine's code and of any fault switch, so it also covers bugs added later.
  * <ul>
  * <li>{@code L1 parked-hit-starved}: a live waiting request keeps an L3 hit parked while host staging is wholly free
- * for {@link #STARVED_PASSES} consecutive passes (a parked hit must be served once staging frees).</li>
+ * for {@link #STARVED_PASSES} consecutive passes (a parked hit must be served once staging frees). A parked hit
+ * ends when its fetch is queued, its request is staged, admitted, rejected or ends, and also when an admission of
+ * the request gets past the prefetch-policy gate: the engine then gives the parked hit up without an effect of its
+ * own (best_effort at once, timeout once the deadline passed), so any WAITED of the request with a reason other
+ * than PREFETCH_PENDING says the hit is gone (found by explore seed 3332: a timeout-policy request whose hit was
+ * given up at #1522 and that then waited for ALLOCATION was reported as starved at #3288).</li>
  * <li>{@code L2 backup-repeated}: a backup reads a device KV page that an earlier backup already copied (acked)
  * while the page has kept the same owner since (pages already stored are backed up again).</li>
  * <li>{@code L3 not-quiescent}: at the end of a run, a request is not finished, aborted or rejected, an op is in
@@ -116,6 +122,13 @@ public final class LivenessMonitor
             {
                 case HIT_PARKED:
                     parked.put(effects.owner(i), new Parked(effects.value1(i), sequence));
+                    break;
+                case WAITED:
+                    if (effects.reason(i) != Reason.PREFETCH_PENDING)
+                    {
+                        // Past the prefetch-policy gate: the admission gave the parked hit up (see the class doc).
+                        parked.remove(effects.owner(i));
+                    }
                     break;
                 case HOLD_STAGED:
                 case ADMITTED:

@@ -67,6 +67,10 @@ import java.util.List;
  * a document, receipts still held by a request that ended in it or by a LOAD or COW that ended in it. A node
  * deleted while locked is reported once (I7 when the eviction already was); its orphaned locks stop counting on
  * its ancestors and are not reported again as leaks. Receipts remember the node's incarnation: ids are reused.</li>
+ * <li><b>I6</b> and <b>I11</b>: see {@link EvictionRule} (evictions take a node holding the component's data
+ * and release it; a TICK that got fewer pages than it asked leaves no unlocked leaf) and {@link SpliceRule} (a load
+ * splices its request's staged hold whole, from a base inside it, and the tree slice it fills owns exactly the
+ * load's device KV destinations).</li>
  * <li><b>I7</b> EVICTED(FULL) of a node whose FULL count (its subtree's locks) is above zero; EVICTED(MAMBA) of
  * a node with a MAMBA lock or a lock held by an op; NODE_DELETED while an op holds a lock on the node.</li>
  * </ul>
@@ -94,6 +98,8 @@ public final class ShadowModel
     private final OpRules opRules;
     private final RequestRules requestRules;
     private final EndOfDocumentRules endOfDocumentRules;
+    private final SpliceRule spliceRule;
+    private final EvictionRule evictionRule;
     private final ShadowQueries queries;
     private final NamespaceRule namespaces = new NamespaceRule();
     /** Request of the document being folded (the input's request id). */
@@ -115,6 +121,8 @@ public final class ShadowModel
         this.opRules = new OpRules(state);
         this.requestRules = new RequestRules(state);
         this.endOfDocumentRules = new EndOfDocumentRules(state, opRules);
+        this.spliceRule = new SpliceRule(state);
+        this.evictionRule = new EvictionRule(state);
         this.queries = new ShadowQueries(state);
     }
 
@@ -189,6 +197,7 @@ public final class ShadowModel
         scope.begin(sequence, input);
         tree.beginDocument();
         admission.begin();
+        evictionRule.begin();
         state.documents++;
         state.lastSequence = sequence;
         state.lastTimestampNs = input.timestampNs();
@@ -206,6 +215,8 @@ public final class ShadowModel
             state.flush();
         }
         endOfDocumentRules.endOfDocument();
+        spliceRule.endOfDocument();
+        evictionRule.endOfDocument(input);
         state.flush();
         endOfDocumentRules.retire();
     }
@@ -244,6 +255,7 @@ public final class ShadowModel
                 }
                 else
                 {
+                    evictionRule.evicted(e, i);
                     tree.evicted(e, i);
                 }
                 tree.record(e.id(i), e, i);
@@ -287,6 +299,11 @@ public final class ShadowModel
                 if (type == EffectType.HOLD_DROPPED)
                 {
                     scope.droppedHolds.add(e.owner(i));
+                    spliceRule.dropped(e, i);
+                }
+                if (type == EffectType.ADMITTED)
+                {
+                    spliceRule.admitted(e, i);
                 }
                 if (type == EffectType.ADMITTED && e.value1(i) > 0)
                 {
@@ -294,7 +311,14 @@ public final class ShadowModel
                 }
                 admission.outcome(scope.sequence, e, i, type);
             }
-            case HOLD_STAGED, HIT_PARKED, WAITED -> state.recordRequest(e.owner(i), e, i);
+            case HOLD_STAGED, HIT_PARKED, WAITED ->
+            {
+                state.recordRequest(e.owner(i), e, i);
+                if (type == EffectType.HOLD_STAGED)
+                {
+                    spliceRule.staged(e, i);
+                }
+            }
             case PAGES_STORED -> state.recordOp(state.findOp(e.id(i)), e, i);
             default ->
             {

@@ -127,11 +127,15 @@ final class CheckCommand extends JournalCommand
         }
         else
         {
-            out().printf(Locale.ROOT, "%d of 20 invariants checked by the checker, %d in part, %d only by the " +
-                "engine's verify(), %d not checked%n", InvariantCoverage.count(InvariantCoverage.Level.CHECKER),
+            out().printf(Locale.ROOT, "%d of 20 invariants checked by the checker, %d in part (%s), %d only by the " +
+                "engine's verify() (%s), %d not checked (%s)%n",
+                InvariantCoverage.count(InvariantCoverage.Level.CHECKER),
                 InvariantCoverage.count(InvariantCoverage.Level.PARTIAL),
+                InvariantCoverage.names(InvariantCoverage.Level.PARTIAL),
                 InvariantCoverage.count(InvariantCoverage.Level.ENGINE_VERIFY),
-                InvariantCoverage.count(InvariantCoverage.Level.NOT_CHECKED));
+                InvariantCoverage.names(InvariantCoverage.Level.ENGINE_VERIFY),
+                InvariantCoverage.count(InvariantCoverage.Level.NOT_CHECKED),
+                InvariantCoverage.names(InvariantCoverage.Level.NOT_CHECKED));
             for (final Invariant invariant : Invariant.values())
             {
                 final InvariantCoverage.Row row = InvariantCoverage.of(invariant);

@@ -63,6 +63,12 @@ final class JournalFixture
             return this;
         }
 
+        Doc evictPages(final long pages)
+        {
+            input.value1(pages);
+            return this;
+        }
+
         Doc op(final long op)
         {
             input.op(op);
@@ -231,6 +237,13 @@ final class JournalFixture
         {
             final int i = effects.add(EffectType.HOLD_STAGED);
             effects.owner(i, request).id(i, fetchOp).value1(i, pages).value2(i, 0);
+            return this;
+        }
+
+        Doc waited(final long request, final Reason reason)
+        {
+            final int i = effects.add(EffectType.WAITED);
+            effects.owner(i, request).reason(i, reason);
             return this;
         }
 

@@ -8,6 +8,7 @@ import io.kvledger.journal.JournalPosition;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
+import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.RequestState;
 import org.junit.jupiter.api.Test;
 
@@ -92,6 +93,13 @@ class LivenessMonitorTest
 
     private static void parkAndPass(final JournalFixture f, final int passes, final boolean fetch)
     {
+        parkAndPass(f, passes, fetch, null);
+    }
+
+    /** Park request 2's hit, then run passes whose ADMIT of request 2 waits for {@code waited} (null: no effect). */
+    private static void parkAndPass(final JournalFixture f, final int passes, final boolean fetch,
+        final Reason waited)
+    {
         f.doc(InputType.ARRIVE).request(R2);
         f.doc(InputType.STORAGE_HIT).request(R2).parked(R2, 2);
         if (fetch)
@@ -102,7 +110,11 @@ class LivenessMonitorTest
         for (int i = 0; i < passes; i++)
         {
             f.doc(InputType.PASS_BEGIN);
-            f.doc(InputType.ADMIT).request(R2);
+            final JournalFixture.Doc admit = f.doc(InputType.ADMIT).request(R2);
+            if (waited != null)
+            {
+                admit.result(1).waited(R2, waited);
+            }
             f.doc(InputType.PASS_END);
         }
     }
@@ -125,6 +137,31 @@ class LivenessMonitorTest
     {
         final JournalFixture f = Scenarios.fullPath();
         parkAndPass(f, LivenessMonitor.STARVED_PASSES + 1, true);
+
+        assertNull(monitor(f).finding());
+    }
+
+    @Test
+    void shouldReportAParkedHitThePrefetchPolicyKeepsWaitingFor()
+    {
+        final JournalFixture f = Scenarios.fullPath();
+        parkAndPass(f, LivenessMonitor.STARVED_PASSES + 1, false, Reason.PREFETCH_PENDING);
+
+        final LivenessMonitor.Finding finding = monitor(f).finding();
+
+        assertNotNull(finding);
+        assertEquals("L1 parked-hit-starved", finding.rule());
+    }
+
+    /**
+     * Explore seed 3332: under the timeout policy, an admission past the deadline gives the parked hit up (the
+     * engine journals no effect for that) and the request then waits for device pages; the hit is not starved.
+     */
+    @Test
+    void shouldAcceptAParkedHitGivenUpByThePrefetchPolicy()
+    {
+        final JournalFixture f = Scenarios.fullPath();
+        parkAndPass(f, LivenessMonitor.STARVED_PASSES + 1, false, Reason.ALLOCATION);
 
         assertNull(monitor(f).finding());
     }

@@ -36,6 +36,19 @@ class ExploreCommandTest
         assertTrue(first.lines().get(first.lines().size() - 1).startsWith("explored 1 seed(s) in "), first.out());
     }
 
+    /**
+     * Seed 3332 (timeout policy, 8 device pages): parked hits given up at admission once the deadline passed, whose
+     * requests then waited for device pages, were reported as starved (L1) though the engine had let them go.
+     */
+    @Test
+    void shouldRunSeed3332CleanWhereTheTimeoutPolicyGivesParkedHitsUp()
+    {
+        final CliRun run = kvledger("explore", "--first-seed", 3332, "--seeds", 1, "--out", dir.resolve("s"));
+
+        assertEquals(0, run.exitCode(), run.out());
+        assertTrue(run.lines().get(1).endsWith("| clean"), run.out());
+    }
+
     @Test
     void shouldFindAFaultSwitchAndWriteItsJournalAndReproducer() throws Exception
     {
