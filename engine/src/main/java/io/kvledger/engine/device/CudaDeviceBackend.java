@@ -37,11 +37,13 @@ import java.util.concurrent.locks.LockSupport;
  * <p>
  * Copy path ({@link DeviceConfig#cudaCopyPath()}): {@link CudaCopyPath#KERNEL} moves a whole batch with one launch
  * of the PTX copy kernel ({@link CopyKernel}, compiled by the driver with {@code cuModuleLoadData}): the batch is
- * packed into an entry table by a {@link CopyPlanner} in pinned memory, the table copied to the device, and one
- * thread block per chunk reads and writes 16-byte words, host memory through its device address. A batch whose
- * copies depend on each other takes one launch per dependent group. {@link CudaCopyPath#DIRECT} issues one
- * {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot run (slot sizes not multiples of 16 bytes,
- * or the module fails to load: {@link #describe()} says which).
+ * packed into an entry table by a {@link CopyPlanner} in pinned memory (by default mapped, so the kernel reads it
+ * through its device address and nothing is copied before the launch; else copied to the device first), entries
+ * ordered by host slot, and a group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
+ * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
+ * address. A batch whose copies depend on each other takes one launch per dependent group.
+ * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
+ * run (slot sizes not multiples of 16 bytes, or the module fails to load: {@link #describe()} says which).
  * <p>
  * Thread ownership: claim and submit from the engine's dispatch thread; the two stream threads run the listener.
  * {@link #fill(Pool, int, long)} and {@link #digest(Pool, int)} are synchronous checks, callable from any thread
@@ -99,6 +101,9 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final int deviceOrdinal;
     private final int kernelThreads;
     private final int kernelChunkBytes;
+    private final int kernelGroupThreads;
+    private final boolean mappedTable;
+    private final boolean sortByHost;
     private final long[] streamCompleted = new long[STREAMS * PAD];
     private final long[] streamFailed = new long[STREAMS * PAD];
     private final long[] streamBytes = new long[STREAMS * PAD];
@@ -107,10 +112,13 @@ public final class CudaDeviceBackend implements DeviceBackend
 
     private final CopyPlanner[] planners = new CopyPlanner[STREAMS];
     private final int[][] launchFirst = new int[STREAMS][1];
+    private final int[][] launchCount = new int[STREAMS][1];
+    private final int[][] launchShift = new int[STREAMS][1];
     private final Pointer[] launchParams = new Pointer[STREAMS];
     private int tableBytesPerBatch;
     private Pointer hostTables;
     private CUdeviceptr deviceTables;
+    private CUdeviceptr kernelTables;
     private Pointer[] hostTableAt;
     private CUdeviceptr[] deviceTableAt;
     private UnsafeBuffer[] hostTableBuffer;
@@ -156,6 +164,9 @@ public final class CudaDeviceBackend implements DeviceBackend
         maxCopiesPerBatch = config.maxCopiesPerBatch();
         kernelThreads = config.kernelThreads();
         kernelChunkBytes = config.kernelChunkBytes();
+        kernelGroupThreads = config.kernelGroupThreads();
+        mappedTable = config.kernelMappedTable();
+        sortByHost = config.kernelSortByHost();
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
@@ -680,7 +691,7 @@ public final class CudaDeviceBackend implements DeviceBackend
 
         for (int s = 0; s < STREAMS; s++)
         {
-            planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch);
+            planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch, sortByHost);
         }
         tableBytesPerBatch = planners[0].tableBytes();
         final long total = (long)tableBytesPerBatch * batches.length;
@@ -690,11 +701,21 @@ public final class CudaDeviceBackend implements DeviceBackend
                 "fewer batches, fewer copies per batch or a larger kernel chunk");
         }
         final Pointer host = new Pointer();
-        check(JCudaDriver.cuMemAllocHost(host, total), "cuMemAllocHost of " + Sizes.bytes(total) + " copy tables");
+        check(JCudaDriver.cuMemHostAlloc(host, total,
+            JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP | JCudaDriver.CU_MEMHOSTALLOC_PORTABLE),
+            "cuMemHostAlloc of " + Sizes.bytes(total) + " copy tables");
         hostTables = host;
         final CUdeviceptr device = new CUdeviceptr();
-        check(JCudaDriver.cuMemAlloc(device, total), "cuMemAlloc of " + Sizes.bytes(total) + " copy tables");
-        deviceTables = device;
+        if (mappedTable)
+        {
+            check(JCudaDriver.cuMemHostGetDevicePointer(device, host, 0), "cuMemHostGetDevicePointer of the tables");
+        }
+        else
+        {
+            check(JCudaDriver.cuMemAlloc(device, total), "cuMemAlloc of " + Sizes.bytes(total) + " copy tables");
+            deviceTables = device;
+        }
+        kernelTables = device;
         hostTableAt = new Pointer[batches.length];
         deviceTableAt = new CUdeviceptr[batches.length];
         hostTableBuffer = new UnsafeBuffer[batches.length];
@@ -707,14 +728,17 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
         for (int s = 0; s < STREAMS; s++)
         {
-            launchParams[s] = Pointer.to(Pointer.to(deviceTables), Pointer.to(launchFirst[s]),
-                Pointer.to(mappedBase[0]), Pointer.to(mappedBase[1]), Pointer.to(mappedBase[2]),
-                Pointer.to(mappedBase[3]));
+            launchParams[s] = Pointer.to(Pointer.to(kernelTables), Pointer.to(launchFirst[s]),
+                Pointer.to(launchCount[s]), Pointer.to(launchShift[s]), Pointer.to(mappedBase[0]),
+                Pointer.to(mappedBase[1]), Pointer.to(mappedBase[2]), Pointer.to(mappedBase[3]));
         }
 
         kernelPath = config.cudaCopyPath() == CudaCopyPath.KERNEL;
         copyPathNote = (kernelPath ? "copy kernel" : "direct copies (one cuMemcpyAsync per slot; copy kernel loaded)") +
-            " (" + kernelThreads + " threads per block, chunks of " + Sizes.bytes(kernelChunkBytes) + ")";
+            " (" + kernelThreads + " threads per block, " +
+            (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
+            ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", table " + (mappedTable ? "mapped" : "copied") +
+            (sortByHost ? ", sorted by host slot" : "") + ")";
     }
 
     private void releaseResources()
@@ -919,16 +943,23 @@ public final class CudaDeviceBackend implements DeviceBackend
 
     private long enqueueKernel(final CopyBatch batch, final int limit, final int stream)
     {
+        final int entries = planners[stream].plan(batch, limit, hostTableBuffer[batch.index()]);
+        return entries == 0 ? 0 : launchPlanned(batch, stream);
+    }
+
+    /**
+     * Launch the last plan of a stream's planner for a batch: copy the table to the device first unless the kernel
+     * reads it mapped, then one launch per launch group.
+     *
+     * @return the bytes enqueued, or -1 when a CUDA call failed.
+     */
+    private long launchPlanned(final CopyBatch batch, final int stream)
+    {
         final int index = batch.index();
         final CopyPlanner planner = planners[stream];
-        final int entries = planner.plan(batch, limit, hostTableBuffer[index]);
-        if (entries == 0)
-        {
-            return 0;
-        }
         final CUstream cuStream = streams[stream];
-        if (!record(JCudaDriver.cuMemcpyHtoDAsync(deviceTableAt[index], hostTableAt[index],
-            (long)entries * CopyPlanner.ENTRY_BYTES, cuStream)))
+        if (!mappedTable && !record(JCudaDriver.cuMemcpyHtoDAsync(deviceTableAt[index], hostTableAt[index],
+            (long)planner.entries() * CopyPlanner.ENTRY_BYTES, cuStream)))
         {
             return -1;
         }
@@ -936,15 +967,45 @@ public final class CudaDeviceBackend implements DeviceBackend
         for (int g = 0; g < planner.groups(); g++)
         {
             final int start = planner.groupStart(g);
+            final int count = planner.groupEnd(g) - start;
+            final int groupThreads = groupThreads(kernelGroupThreads, kernelThreads, planner.groupMaxBytes(g));
+            final int perBlock = kernelThreads / groupThreads;
             launchFirst[stream][0] = tableFirst + start;
-            if (!record(JCudaDriver.cuLaunchKernel(kernel, planner.groupEnd(g) - start, 1, 1, kernelThreads, 1, 1,
-                0, cuStream, launchParams[stream], null)))
+            launchCount[stream][0] = count;
+            launchShift[stream][0] = Integer.numberOfTrailingZeros(groupThreads);
+            if (!record(JCudaDriver.cuLaunchKernel(kernel, (count + perBlock - 1) / perBlock, 1, 1, kernelThreads, 1,
+                1, 0, cuStream, launchParams[stream], null)))
             {
                 return -1;
             }
             streamLaunches[stream * PAD]++;
         }
         return planner.bytes();
+    }
+
+    /**
+     * Threads that copy one entry together: the configured number, or one thread per 128 bytes of the largest
+     * entry (eight 16-byte words in flight each), rounded up to a power of two, at least a warp and at most the
+     * block; always a power of two that divides the block.
+     *
+     * @param configured   {@link DeviceConfig#kernelGroupThreads()}, 0 for the choice by size.
+     * @param blockThreads threads per block, a multiple of 32.
+     * @param largestEntry bytes of the largest entry of the launch.
+     * @return threads per entry.
+     */
+    static int groupThreads(final int configured, final int blockThreads, final int largestEntry)
+    {
+        if (configured > 0)
+        {
+            return configured;
+        }
+        final int wanted = Math.max(32, Integer.highestOneBit(Math.max(1, (largestEntry + 127) / 128 - 1)) << 1);
+        int threads = 32;
+        while (threads < wanted && blockThreads % (threads << 1) == 0)
+        {
+            threads <<= 1;
+        }
+        return threads;
     }
 
     private long enqueueDirect(final CopyBatch batch, final int limit, final int stream)
@@ -1098,6 +1159,52 @@ public final class CudaDeviceBackend implements DeviceBackend
         if (enqueue(batch, batch.count(), stream, useKernel) < 0)
         {
             throw new IllegalStateException("cuda: copy enqueue failed: " + lastError());
+        }
+    }
+
+    /**
+     * How batches are copied, in words: the path and the kernel's settings.
+     *
+     * @return the copy path note that {@link #describe()} also shows.
+     */
+    String describeCopyPath()
+    {
+        return copyPathNote;
+    }
+
+    /**
+     * Plan a claimed batch for the copy kernel on a stream's planner, without launching; for measurements that
+     * time the GPU's part apart from the host's planning ({@link #launchPlannedNow}).
+     *
+     * @param batch  a claimed batch.
+     * @param stream which stream's planner.
+     * @return the entries planned.
+     */
+    int planNow(final CopyBatch batch, final int stream)
+    {
+        if (null == kernel)
+        {
+            throw new IllegalStateException("cuda: the copy kernel is not loaded: " + copyPathNote);
+        }
+        return planners[stream].plan(batch, batch.count(), hostTableBuffer[batch.index()]);
+    }
+
+    /**
+     * Launch what {@link #planNow} last planned on a stream, from the calling thread (backend not started).
+     *
+     * @param batch  the batch planned.
+     * @param stream which stream.
+     * @throws IllegalStateException when a CUDA call fails.
+     */
+    void launchPlannedNow(final CopyBatch batch, final int stream)
+    {
+        if (started)
+        {
+            throw new IllegalStateException("measurement hooks need a backend that is not started");
+        }
+        if (launchPlanned(batch, stream) < 0)
+        {
+            throw new IllegalStateException("cuda: copy launch failed: " + lastError());
         }
     }
 

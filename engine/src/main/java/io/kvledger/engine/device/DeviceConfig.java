@@ -50,6 +50,9 @@ public final class DeviceConfig
     private int kernelChunkBytes = KERNEL_CHUNK_BYTES_DEFAULT;
     private int kernelThreads = KERNEL_THREADS_DEFAULT;
     private boolean cudaRegisteredHost = Boolean.getBoolean("kvledger.cuda.registeredHost");
+    private int kernelGroupThreads;
+    private boolean kernelMappedTable = true;
+    private boolean kernelSortByHost = true;
 
     /**
      * Device KV pages.
@@ -494,6 +497,76 @@ public final class DeviceConfig
     }
 
     /**
+     * Threads of the copy kernel that copy one table entry together; 0 (the default) lets the backend choose per
+     * launch from the largest entry: one thread per 128 bytes (eight 16-byte words in flight each), at least a
+     * warp, at most a block.
+     *
+     * @return threads per entry, or 0 for the choice per launch.
+     */
+    public int kernelGroupThreads()
+    {
+        return kernelGroupThreads;
+    }
+
+    /**
+     * Set the threads that copy one table entry together.
+     *
+     * @param kernelGroupThreads 0 for the choice per launch, else a power of two from 32 to {@link #kernelThreads()}.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelGroupThreads(final int kernelGroupThreads)
+    {
+        this.kernelGroupThreads = kernelGroupThreads;
+        return this;
+    }
+
+    /**
+     * Whether the copy kernel reads its entry table from mapped pinned host memory through its device address
+     * (the default: nothing is copied before the launch) rather than from a device copy made before each launch.
+     *
+     * @return true for the mapped table.
+     */
+    public boolean kernelMappedTable()
+    {
+        return kernelMappedTable;
+    }
+
+    /**
+     * Choose where the copy kernel reads its entry table.
+     *
+     * @param kernelMappedTable true for mapped pinned host memory, false for a device copy per batch.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelMappedTable(final boolean kernelMappedTable)
+    {
+        this.kernelMappedTable = kernelMappedTable;
+        return this;
+    }
+
+    /**
+     * Whether the copy kernel's entries of one launch are ordered by host slot (the default), so that scattered
+     * pages walk host memory in rising address order.
+     *
+     * @return true for entries sorted by host slot.
+     */
+    public boolean kernelSortByHost()
+    {
+        return kernelSortByHost;
+    }
+
+    /**
+     * Choose whether the copy kernel's entries of one launch are ordered by host slot.
+     *
+     * @param kernelSortByHost true to sort.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelSortByHost(final boolean kernelSortByHost)
+    {
+        this.kernelSortByHost = kernelSortByHost;
+        return this;
+    }
+
+    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -553,6 +626,12 @@ public final class DeviceConfig
             throw new IllegalArgumentException("kernelThreads must be a multiple of 32 from 32 to 1024: " +
                 kernelThreads);
         }
+        if (kernelGroupThreads != 0 && (kernelGroupThreads < 32 || kernelGroupThreads > kernelThreads ||
+            Integer.bitCount(kernelGroupThreads) != 1 || kernelThreads % kernelGroupThreads != 0))
+        {
+            throw new IllegalArgumentException("kernelGroupThreads must be 0 or a power of two from 32 to " +
+                "kernelThreads (" + kernelThreads + ") dividing it: " + kernelGroupThreads);
+        }
         return this;
     }
 
@@ -579,6 +658,9 @@ public final class DeviceConfig
             ", kernelChunkBytes=" + kernelChunkBytes +
             ", kernelThreads=" + kernelThreads +
             ", cudaRegisteredHost=" + cudaRegisteredHost +
+            ", kernelGroupThreads=" + kernelGroupThreads +
+            ", kernelMappedTable=" + kernelMappedTable +
+            ", kernelSortByHost=" + kernelSortByHost +
             '}';
     }
 

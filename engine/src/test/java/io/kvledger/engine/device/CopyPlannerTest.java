@@ -155,6 +155,85 @@ class CopyPlannerTest
         assertEquals(planner.maxEntries(), planner.plan(batch, 10, table(planner)));
     }
 
+    @Test
+    void shouldOrderEachLaunchByHostSlotWhenSorting()
+    {
+        final int[] counts = { 4096, 8, 4096, 8 };
+        final CopyPlanner planner = new CopyPlanner(counts, BYTES, CHUNK, 300, true);
+        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(planner.tableBytes()));
+        final SplittableRandom random = new SplittableRandom(3);
+        for (final int copies : new int[]{ 2, 20, 300 })
+        {
+            final CopyBatch batch = new CopyBatch(this, 0, 300, counts);
+            batch.claimed();
+            final int[] hostSlots = distinct(random, copies, counts[2]);
+            for (int i = 0; i < copies; i++)
+            {
+                batch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, i);
+            }
+            assertEquals(copies, planner.plan(batch, copies, table));
+            assertEquals(1, planner.groups());
+            final int[] sorted = hostSlots.clone();
+            Arrays.sort(sorted);
+            for (int e = 0; e < copies; e++)
+            {
+                final int slot = (int)(table.getLong(e * CopyPlanner.ENTRY_BYTES, ByteOrder.LITTLE_ENDIAN) / KV);
+                assertEquals(sorted[e], slot, copies + " copies: entry " + e);
+                final int copy = indexOf(hostSlots, slot);
+                assertEntry(table, e, (long)slot * KV, (long)copy * KV, Pool.HOST_KV, Pool.DEVICE_KV, KV);
+            }
+        }
+    }
+
+    @Test
+    void shouldSortBackupsByTheirHostDestinationAndKeepDeviceOnlyCopiesFirst()
+    {
+        final CopyPlanner planner = new CopyPlanner(COUNTS, BYTES, MAMBA, 8, true);
+        final CopyBatch batch = batch(8)
+            .add(Pool.DEVICE_MAMBA, 0, Pool.HOST_MAMBA, 5)
+            .add(Pool.DEVICE_KV, 2, Pool.HOST_KV, 40)
+            .add(Pool.DEVICE_MAMBA, 1, Pool.DEVICE_MAMBA, 2)
+            .add(Pool.DEVICE_KV, 3, Pool.HOST_KV, 9);
+        final UnsafeBuffer table = table(planner);
+
+        assertEquals(4, planner.plan(batch, 4, table));
+
+        assertEquals(1, planner.groups());
+        assertEntry(table, 0, MAMBA, 2L * MAMBA, Pool.DEVICE_MAMBA, Pool.DEVICE_MAMBA, MAMBA);
+        assertEntry(table, 1, 3L * KV, 9L * KV, Pool.DEVICE_KV, Pool.HOST_KV, KV);
+        assertEntry(table, 2, 2L * KV, 40L * KV, Pool.DEVICE_KV, Pool.HOST_KV, KV);
+        assertEntry(table, 3, 0, 5L * MAMBA, Pool.DEVICE_MAMBA, Pool.HOST_MAMBA, MAMBA);
+    }
+
+    @Test
+    void shouldRecordTheLargestEntryOfEachLaunch()
+    {
+        final CopyPlanner planner = planner(8);
+        final CopyBatch batch = batch(8)
+            .add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 1)
+            .add(Pool.DEVICE_KV, 1, Pool.HOST_KV, 2)
+            .add(Pool.HOST_MAMBA, 0, Pool.DEVICE_MAMBA, 0);
+
+        planner.plan(batch, 3, table(planner));
+
+        assertEquals(2, planner.groups());
+        assertEquals(KV, planner.groupMaxBytes(0));
+        assertEquals(CHUNK, planner.groupMaxBytes(1), "a Mamba state moves in chunks");
+    }
+
+    @Test
+    void shouldGiveAWarpToASmallPageAndABlockToALargeChunk()
+    {
+        assertEquals(32, CudaDeviceBackend.groupThreads(0, 256, 16));
+        assertEquals(32, CudaDeviceBackend.groupThreads(0, 256, 4096), "4 KiB: 32 threads x 8 words");
+        assertEquals(64, CudaDeviceBackend.groupThreads(0, 256, 4112));
+        assertEquals(128, CudaDeviceBackend.groupThreads(0, 256, 16384));
+        assertEquals(256, CudaDeviceBackend.groupThreads(0, 256, 32768));
+        assertEquals(256, CudaDeviceBackend.groupThreads(0, 256, 1 << 20), "at most the block");
+        assertEquals(32, CudaDeviceBackend.groupThreads(0, 96, 32768), "a power of two dividing the block");
+        assertEquals(64, CudaDeviceBackend.groupThreads(64, 256, 32768), "the configured number wins");
+    }
+
     /**
      * Random batches with dependencies: executing each launch group's entries in reverse and in shuffled order,
      * group after group, must leave the same bytes as executing the batch's copies in order.
@@ -164,8 +243,9 @@ class CopyPlannerTest
     {
         final int[] counts = { 6, 4, 6, 4 };
         final int[] bytes = { 64, 160, 64, 160 };
-        final CopyPlanner planner = new CopyPlanner(counts, bytes, 48, 12);
-        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(planner.tableBytes()));
+        final CopyPlanner unsorted = new CopyPlanner(counts, bytes, 48, 12);
+        final CopyPlanner sorting = new CopyPlanner(counts, bytes, 48, 12, true);
+        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(unsorted.tableBytes()));
         final SplittableRandom random = new SplittableRandom(7);
         final CopyBatch batch = new CopyBatch(this, 0, 12, counts);
         for (int round = 0; round < 2_000; round++)
@@ -188,6 +268,7 @@ class CopyPlannerTest
                     expected[batch.dstPool(i).ordinal()], batch.dstSlot(i) * length, length);
             }
 
+            final CopyPlanner planner = round % 2 == 0 ? unsorted : sorting;
             planner.plan(batch, copies, table);
             final byte[][] reversed = copyOf(memory);
             final byte[][] shuffled = copyOf(memory);
@@ -260,6 +341,35 @@ class CopyPlannerTest
             copy[p] = Arrays.copyOf(memory[p], memory[p].length);
         }
         return copy;
+    }
+
+    private static int[] distinct(final SplittableRandom random, final int n, final int bound)
+    {
+        final int[] ids = new int[bound];
+        for (int i = 0; i < bound; i++)
+        {
+            ids[i] = i;
+        }
+        for (int i = 0; i < n; i++)
+        {
+            final int j = i + random.nextInt(bound - i);
+            final int t = ids[i];
+            ids[i] = ids[j];
+            ids[j] = t;
+        }
+        return Arrays.copyOf(ids, n);
+    }
+
+    private static int indexOf(final int[] values, final int value)
+    {
+        for (int i = 0; i < values.length; i++)
+        {
+            if (values[i] == value)
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static CopyPlanner planner(final int maxCopies)
