@@ -34,7 +34,7 @@ step() { echo; echo "\$ $*"; }
   $J -cp "$CP" io.kvledger.engine.device.CudaSelfCheck; echo "exit=$?"
 } > $OUT/selfcheck.txt 2>&1
 
-if [ "$MODE" = quick ]; then REPEATS=1; else REPEATS=5; fi
+if [ "$MODE" = quick ]; then REPEATS=1; else REPEATS=7; fi
 { step kvledger bench --device cuda --data-path --repeats $REPEATS
   ( time KX bench --device cuda --data-path --repeats $REPEATS ) 2>&1; echo "exit=$?"
   step kvledger bench --data-path "(no --device cuda)"; K bench --data-path; echo "exit=$?"

@@ -16,7 +16,8 @@
 //
 // A group of (1 << groupShift) threads, 32 to blockDim.x, copies one entry: block b, group g copies entry
 // first + b * (blockDim.x >> groupShift) + g when it is below first + count. Each thread keeps eight 16-byte
-// loads in flight before their stores, then moves what is left one word at a time. Data moves with
+// loads in flight before their stores, then moves what is left one word at a time. kvledger_copy_params takes
+// the entries of a small launch in its parameters instead (see ParamTable). Data moves with
 // ld.global.cg / st.global.cg (cached in L2 only), the table is read with ld.global.cv (never cached).
 
 struct Entry
@@ -29,6 +30,20 @@ struct Entry
     unsigned int unused;
 };
 
+// The entries of a small launch carried in the launch's own parameters (4 KiB of parameters in all, with the four
+// pool bases before it): no table in memory, nothing copied or read before the copying starts. A 16-byte entry:
+//   x: source byte offset (bits 0-47), source pool (bits 48-49), destination pool (bits 50-51)
+//   y: destination byte offset (bits 0-47), 16-byte words minus one (bits 48-63: at most 1 MiB an entry)
+#define PARAM_ENTRIES 253
+
+struct ParamTable
+{
+    unsigned int count;
+    unsigned int groupShift;
+    unsigned long long unused;
+    ulonglong2 entries[PARAM_ENTRIES];
+};
+
 __device__ __forceinline__ unsigned long long poolBase(
     const unsigned int pool, const unsigned long long b0, const unsigned long long b1, const unsigned long long b2,
     const unsigned long long b3)
@@ -36,28 +51,11 @@ __device__ __forceinline__ unsigned long long poolBase(
     return pool == 0 ? b0 : pool == 1 ? b1 : pool == 2 ? b2 : b3;
 }
 
-extern "C" __global__ void kvledger_copy(
-    const Entry* table, const unsigned int first, const unsigned int count, const unsigned int groupShift,
-    const unsigned long long base0, const unsigned long long base1, const unsigned long long base2,
-    const unsigned long long base3)
+// One group's share of an entry: each thread keeps eight 16-byte loads in flight, then moves what is left one word
+// at a time.
+__device__ __forceinline__ void copyWords(
+    const uint4* src, uint4* dst, const unsigned int words, const unsigned int lane, const unsigned int groupThreads)
 {
-    const unsigned int group = threadIdx.x >> groupShift;
-    const unsigned int lane = threadIdx.x & ((1u << groupShift) - 1u);
-    const unsigned int groupThreads = 1u << groupShift;
-    const unsigned int index = blockIdx.x * (blockDim.x >> groupShift) + group;
-    if (index >= count)
-    {
-        return;
-    }
-
-    const Entry* e = table + first + index;
-    // the table is written by the host between launches: read it past the caches
-    const ulonglong2 offsets = __ldcv(reinterpret_cast<const ulonglong2*>(e));
-    const uint4 meta = __ldcv(reinterpret_cast<const uint4*>(reinterpret_cast<const char*>(e) + 16));
-    const uint4* src = reinterpret_cast<const uint4*>(poolBase(meta.x, base0, base1, base2, base3) + offsets.x);
-    uint4* dst = reinterpret_cast<uint4*>(poolBase(meta.y, base0, base1, base2, base3) + offsets.y);
-    const unsigned int words = meta.z >> 4;
-
     unsigned int i = lane;
     for (; i + 7u * groupThreads < words; i += 8u * groupThreads)
     {
@@ -77,4 +75,43 @@ extern "C" __global__ void kvledger_copy(
     {
         __stcg(dst + i, __ldcg(src + i));
     }
+}
+
+extern "C" __global__ void kvledger_copy(
+    const Entry* table, const unsigned int first, const unsigned int count, const unsigned int groupShift,
+    const unsigned long long base0, const unsigned long long base1, const unsigned long long base2,
+    const unsigned long long base3)
+{
+    const unsigned int index = blockIdx.x * (blockDim.x >> groupShift) + (threadIdx.x >> groupShift);
+    if (index >= count)
+    {
+        return;
+    }
+
+    const Entry* e = table + first + index;
+    // the table is written by the host between launches: read it past the caches
+    const ulonglong2 offsets = __ldcv(reinterpret_cast<const ulonglong2*>(e));
+    const uint4 meta = __ldcv(reinterpret_cast<const uint4*>(reinterpret_cast<const char*>(e) + 16));
+    copyWords(reinterpret_cast<const uint4*>(poolBase(meta.x, base0, base1, base2, base3) + offsets.x),
+        reinterpret_cast<uint4*>(poolBase(meta.y, base0, base1, base2, base3) + offsets.y), meta.z >> 4,
+        threadIdx.x & ((1u << groupShift) - 1u), 1u << groupShift);
+}
+
+extern "C" __global__ void kvledger_copy_params(
+    const unsigned long long base0, const unsigned long long base1, const unsigned long long base2,
+    const unsigned long long base3, const __grid_constant__ ParamTable table)
+{
+    const unsigned int groupShift = table.groupShift;
+    const unsigned int index = blockIdx.x * (blockDim.x >> groupShift) + (threadIdx.x >> groupShift);
+    if (index >= table.count)
+    {
+        return;
+    }
+
+    const ulonglong2 e = table.entries[index];
+    const unsigned long long offsetMask = (1ull << 48) - 1ull;
+    copyWords(
+        reinterpret_cast<const uint4*>(poolBase((e.x >> 48) & 3u, base0, base1, base2, base3) + (e.x & offsetMask)),
+        reinterpret_cast<uint4*>(poolBase((e.x >> 50) & 3u, base0, base1, base2, base3) + (e.y & offsetMask)),
+        (unsigned int)(e.y >> 48) + 1u, threadIdx.x & ((1u << groupShift) - 1u), 1u << groupShift);
 }

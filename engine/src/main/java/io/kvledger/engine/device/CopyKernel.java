@@ -1,8 +1,12 @@
 package io.kvledger.engine.device;
 
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -10,8 +14,10 @@ import java.nio.charset.StandardCharsets;
  * the driver by {@link CudaDeviceBackend} ({@code cuModuleLoadData}), which compiles it for the GPU present: no
  * CUDA toolkit is needed at run time.
  * <p>
- * The kernel {@value #ENTRY} copies one entry of a {@link CopyPlanner} table per thread block. Free of JCuda, so
- * it can be read and checked on a machine without a GPU. Any thread.
+ * The kernel {@value #ENTRY} copies the entries of a {@link CopyPlanner} table in memory, a group of threads per
+ * entry; {@value #ENTRY_PARAMS} copies up to {@value #PARAM_ENTRIES} entries carried in its launch parameters,
+ * packed by {@link #packParamEntry}. Generated from {@code engine/src/main/cuda/copy.cu}. Free of JCuda, so it can
+ * be read and checked on a machine without a GPU. Any thread.
  */
 public final class CopyKernel
 {
@@ -19,6 +25,14 @@ public final class CopyKernel
     public static final String RESOURCE = "copy.ptx";
     /** Name of the kernel's entry point. */
     public static final String ENTRY = "kvledger_copy";
+    /** Name of the kernel that takes its entries in its launch parameters. */
+    public static final String ENTRY_PARAMS = "kvledger_copy_params";
+    /** Most entries {@value #ENTRY_PARAMS} takes in its parameters. */
+    public static final int PARAM_ENTRIES = 253;
+    /** Bytes of its parameter table: count, threads-per-entry shift, 8 unused bytes, 16 bytes an entry. */
+    public static final int PARAM_TABLE_BYTES = 16 + 16 * PARAM_ENTRIES;
+    /** Most bytes one parameter entry moves. */
+    public static final int PARAM_ENTRY_MAX_BYTES = 1 << 20;
 
     private CopyKernel()
     {
@@ -46,6 +60,30 @@ public final class CopyKernel
         {
             throw new IllegalStateException("cuda: copy kernel resource " + RESOURCE + " unreadable: " + ex, ex);
         }
+    }
+
+    /**
+     * Pack entry {@code entry} of a {@link CopyPlanner} table into the parameter table of {@value #ENTRY_PARAMS}:
+     * x = source offset | source pool &lt;&lt; 48 | destination pool &lt;&lt; 50, y = destination offset | (words - 1)
+     * &lt;&lt; 48, little-endian.
+     *
+     * @param table  the planner's table.
+     * @param entry  index of the entry in it.
+     * @param params the parameter table.
+     * @param slot   index of the parameter entry, below {@link #PARAM_ENTRIES}.
+     */
+    static void packParamEntry(
+        final DirectBuffer table, final int entry, final MutableDirectBuffer params, final int slot)
+    {
+        final int at = entry * CopyPlanner.ENTRY_BYTES;
+        final long src = table.getLong(at, ByteOrder.LITTLE_ENDIAN);
+        final long dst = table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN);
+        final long srcPool = table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN);
+        final long dstPool = table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN);
+        final long words = table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN) >>> 4;
+        final int to = 16 + 16 * slot;
+        params.putLong(to, src | srcPool << 48 | dstPool << 50, ByteOrder.LITTLE_ENDIAN);
+        params.putLong(to + 8, dst | (words - 1) << 48, ByteOrder.LITTLE_ENDIAN);
     }
 
     /**

@@ -46,6 +46,8 @@ public final class CudaDataPathBench
     private static final int PR_PAGE_BYTES = 64 << 10;
     private static final int PR_STATE_BYTES = 1 << 20;
     private static final int PLAN_WARM_UP = 30;
+    /** Loads before the timed ones: the planner's code compiled by the JIT, as in a running engine. */
+    private static final int LOAD_WARM_UP = 1000;
 
     private final PrintWriter out;
     private final int repeats;
@@ -138,32 +140,23 @@ public final class CudaDataPathBench
             "D2H kernel       D2H per-page     D2H single plan us | digests");
     }
 
-    /** The kernel's settings one at a time, on random slots (the defaults are mapped, sorted, threads by size). */
+    /** The kernel's settings one at a time, on random slots (defaults: table copied, unsorted, threads by size). */
     private void explore()
     {
         out.println();
-        out.println("explore: kernel settings one at a time (old = table copied before the launch, unsorted, a " +
-            "256-thread block per entry: the previous kernel's shape)");
+        out.println("explore: kernel settings one at a time (old = a 256-thread block per entry, the previous " +
+            "kernel's shape; mapped = the kernel reads the table from mapped pinned host memory)");
         header();
+        final UnaryOperator<DeviceConfig> old = c -> c.kernelGroupThreads(256);
         for (final int pageBytes : new int[]{ 4 << 10, 16 << 10, 64 << 10 })
         {
-            final UnaryOperator<DeviceConfig> old =
-                c -> c.kernelMappedTable(false).kernelSortByHost(false).kernelGroupThreads(256);
             pageSize(pageBytes, " old", old, false, false, false);
-            pageSize(pageBytes, " old+map", c -> old.apply(c).kernelMappedTable(true), false, false, false);
-            pageSize(pageBytes, " old+sort", c -> old.apply(c).kernelSortByHost(true), false, false, false);
-            if (pageBytes < (32 << 10))
-            {
-                pageSize(pageBytes, " old+warp", c -> old.apply(c).kernelGroupThreads(32), false, false, false);
-            }
-            pageSize(pageBytes, " unsorted", c -> c.kernelSortByHost(false), false, false, false);
-            pageSize(pageBytes, " copied", c -> c.kernelMappedTable(false), false, false, false);
+            pageSize(pageBytes, " sorted", c -> c.kernelSortByHost(true), false, false, false);
+            pageSize(pageBytes, " mapped", c -> c.kernelMappedTable(true), false, false, false);
             pageSize(pageBytes, " reg", c -> c.cudaRegisteredHost(true), false, false, false);
-            pageSize(pageBytes, " 512thr", c -> c.kernelThreads(512), false, false, false);
             if (pageBytes == (4 << 10))
             {
                 pageSize(pageBytes, " grp64", c -> c.kernelGroupThreads(64), false, false, false);
-                pageSize(pageBytes, " grp128", c -> c.kernelGroupThreads(128), false, false, false);
             }
             out.flush();
         }
@@ -265,28 +258,30 @@ public final class CudaDataPathBench
     private void prBenchLoad()
     {
         out.printf(Locale.ROOT, "pr-bench load: %d pages of %s (random slots) + one %s Mamba state in one batch; " +
-            "launch to completion = enqueue call to cuEventQuery done, wall time, %d samples%n", PR_PAGES,
-            Sizes.bytes(PR_PAGE_BYTES), Sizes.bytes(PR_STATE_BYTES), 200);
+            "launch to completion = enqueue call (planning included) to cuEventQuery done, wall time, %d samples " +
+            "after %d untimed loads%n", PR_PAGES, Sizes.bytes(PR_PAGE_BYTES), Sizes.bytes(PR_STATE_BYTES), 200,
+            LOAD_WARM_UP);
         final double defaultShape = prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
         final boolean explore = Boolean.getBoolean("kvledger.bench.explore");
         double best = defaultShape;
         if (explore)
         {
-            best = Math.min(best, prBenchLoad("copied table", c -> c.kernelMappedTable(false), LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("unsorted", c -> c.kernelSortByHost(false), LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("old shape", c -> c.kernelMappedTable(false).kernelSortByHost(false)
-                .kernelGroupThreads(256), LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("grp 128", c -> c.kernelGroupThreads(128), LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("grp 32", c -> c.kernelGroupThreads(32), LoadMode.KERNEL));
-            for (final int chunk : new int[]{ 8 << 10, 16 << 10, 64 << 10 })
+            final UnaryOperator<DeviceConfig> table = c -> c.kernelParamTable(false);
+            best = Math.min(best, prBenchLoad("table copied", table, LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("table mapped", c -> table.apply(c).kernelMappedTable(true),
+                LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("old shape", c -> table.apply(c).kernelGroupThreads(256),
+                LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("sorted", c -> c.kernelSortByHost(true), LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("grp 64", c -> c.kernelGroupThreads(64), LoadMode.KERNEL));
+            for (final int chunk : new int[]{ 16 << 10, 64 << 10, 128 << 10 })
             {
                 best = Math.min(best, prBenchLoad("chunk " + Sizes.bytes(chunk), c -> c.kernelChunkBytes(chunk),
                     LoadMode.KERNEL));
             }
             best = Math.min(best, prBenchLoad("512 thr", c -> c.kernelThreads(512), LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("1024 thr", c -> c.kernelThreads(1024), LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("reg", c -> c.cudaRegisteredHost(true), LoadMode.KERNEL));
             best = Math.min(best, prBenchLoad("split", c -> c, LoadMode.SPLIT));
+            prBenchLoad("one page, table", table, LoadMode.ONE_PAGE);
             prBenchLoad("one page", c -> c, LoadMode.ONE_PAGE);
             prBenchLoad("single copy", c -> c, LoadMode.SINGLE);
         }
@@ -342,12 +337,12 @@ public final class CudaDataPathBench
             final CUevent stateDone = new CUevent();
             check(JCudaDriver.cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
             check(JCudaDriver.cuEventCreate(stateDone, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-            final int warmUp = 20;
             final int samples = 200;
             final long[] ns = new long[samples];
+            final long[] issueNs = new long[samples];
             try
             {
-                for (int i = 0; i < warmUp + samples; i++)
+                for (int i = 0; i < LOAD_WARM_UP + samples; i++)
                 {
                     final long start = System.nanoTime();
                     switch (mode)
@@ -375,15 +370,17 @@ public final class CudaDataPathBench
                     {
                         check(JCudaDriver.cuEventRecord(stateDone, compute), "cuEventRecord");
                     }
+                    final long issued = System.nanoTime() - start;
                     waitFor(done);
                     if (mode == LoadMode.SPLIT)
                     {
                         waitFor(stateDone);
                     }
                     final long took = System.nanoTime() - start;
-                    if (i >= warmUp)
+                    if (i >= LOAD_WARM_UP)
                     {
-                        ns[i - warmUp] = took;
+                        ns[i - LOAD_WARM_UP] = took;
+                        issueNs[i - LOAD_WARM_UP] = issued;
                     }
                 }
             }
@@ -399,9 +396,11 @@ public final class CudaDataPathBench
                 failures++;
             }
             Arrays.sort(ns);
+            Arrays.sort(issueNs);
             final double p50 = ns[samples / 2] / 1e3;
-            out.printf(Locale.ROOT, "  %-14s: p50 %6.1f us, p90 %6.1f us, max %7.1f us (%.1f GB/s at p50); %s; " +
-                "%s%n", label, p50, ns[samples * 9 / 10] / 1e3, ns[samples - 1] / 1e3, loadBytes / (p50 * 1e3),
+            out.printf(Locale.ROOT, "  %-15s: p50 %6.1f us, p90 %6.1f us, max %7.1f us (%.1f GB/s at p50; issue " +
+                "calls p50 %.1f us); %s; %s%n", label, p50, ns[samples * 9 / 10] / 1e3, ns[samples - 1] / 1e3,
+                loadBytes / (p50 * 1e3), issueNs[samples / 2] / 1e3,
                 mode == LoadMode.SINGLE || mode == LoadMode.ONE_PAGE ? "not checked" :
                 mismatches + " of " + (PR_PAGES + 1) + " digests mismatched", backend.describeCopyPath());
             return p50;
@@ -443,7 +442,7 @@ public final class CudaDataPathBench
                     }
                     done.incrementAndGet();
                 });
-                final int warmUp = 20;
+                final int warmUp = LOAD_WARM_UP;
                 final int samples = 200;
                 final long[] ns = new long[samples];
                 CopyBatch batch = first;

@@ -23,6 +23,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
@@ -37,9 +38,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>
  * Copy path ({@link DeviceConfig#cudaCopyPath()}): {@link CudaCopyPath#KERNEL} moves a whole batch with one launch
  * of the PTX copy kernel ({@link CopyKernel}, compiled by the driver with {@code cuModuleLoadData}): the batch is
- * packed into an entry table by a {@link CopyPlanner} in pinned memory (by default mapped, so the kernel reads it
- * through its device address and nothing is copied before the launch; else copied to the device first), entries
- * ordered by host slot, and a group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
+ * packed into an entry table by a {@link CopyPlanner} in pinned memory; a launch of at most
+ * {@link CopyKernel#PARAM_ENTRIES} entries carries them in its launch parameters ({@link CopyKernel#ENTRY_PARAMS}),
+ * a larger one reads the table from a device copy made before it (or, if so configured, from the mapped pinned
+ * table). A group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
  * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
  * address. A batch whose copies depend on each other takes one launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
@@ -104,6 +106,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final int kernelGroupThreads;
     private final boolean mappedTable;
     private final boolean sortByHost;
+    private final boolean paramTable;
     private final long[] streamCompleted = new long[STREAMS * PAD];
     private final long[] streamFailed = new long[STREAMS * PAD];
     private final long[] streamBytes = new long[STREAMS * PAD];
@@ -115,6 +118,8 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final int[][] launchCount = new int[STREAMS][1];
     private final int[][] launchShift = new int[STREAMS][1];
     private final Pointer[] launchParams = new Pointer[STREAMS];
+    private final Pointer[] paramLaunchParams = new Pointer[STREAMS];
+    private final UnsafeBuffer[] paramTables = new UnsafeBuffer[STREAMS];
     private int tableBytesPerBatch;
     private Pointer hostTables;
     private CUdeviceptr deviceTables;
@@ -124,6 +129,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private UnsafeBuffer[] hostTableBuffer;
     private CUmodule module;
     private CUfunction kernel;
+    private CUfunction paramKernel;
     private boolean kernelPath;
     private String copyPathNote;
 
@@ -167,6 +173,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         kernelGroupThreads = config.kernelGroupThreads();
         mappedTable = config.kernelMappedTable();
         sortByHost = config.kernelSortByHost();
+        paramTable = config.kernelParamTable() && config.kernelChunkBytes() <= CopyKernel.PARAM_ENTRY_MAX_BYTES;
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
@@ -688,6 +695,10 @@ public final class CudaDeviceBackend implements DeviceBackend
         final CUfunction f = new CUfunction();
         check(JCudaDriver.cuModuleGetFunction(f, m, CopyKernel.ENTRY), "cuModuleGetFunction " + CopyKernel.ENTRY);
         kernel = f;
+        final CUfunction fp = new CUfunction();
+        check(JCudaDriver.cuModuleGetFunction(fp, m, CopyKernel.ENTRY_PARAMS),
+            "cuModuleGetFunction " + CopyKernel.ENTRY_PARAMS);
+        paramKernel = fp;
 
         for (int s = 0; s < STREAMS; s++)
         {
@@ -731,14 +742,19 @@ public final class CudaDeviceBackend implements DeviceBackend
             launchParams[s] = Pointer.to(Pointer.to(kernelTables), Pointer.to(launchFirst[s]),
                 Pointer.to(launchCount[s]), Pointer.to(launchShift[s]), Pointer.to(mappedBase[0]),
                 Pointer.to(mappedBase[1]), Pointer.to(mappedBase[2]), Pointer.to(mappedBase[3]));
+            final ByteBuffer params = ByteBuffer.allocateDirect(CopyKernel.PARAM_TABLE_BYTES);
+            paramTables[s] = new UnsafeBuffer(params);
+            paramLaunchParams[s] = Pointer.to(Pointer.to(mappedBase[0]), Pointer.to(mappedBase[1]),
+                Pointer.to(mappedBase[2]), Pointer.to(mappedBase[3]), Pointer.to(params));
         }
 
         kernelPath = config.cudaCopyPath() == CudaCopyPath.KERNEL;
         copyPathNote = (kernelPath ? "copy kernel" : "direct copies (one cuMemcpyAsync per slot; copy kernel loaded)") +
             " (" + kernelThreads + " threads per block, " +
             (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
-            ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", table " + (mappedTable ? "mapped" : "copied") +
-            (sortByHost ? ", sorted by host slot" : "") + ")";
+            ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", " +
+            (paramTable ? "entries in the launch parameters up to " + CopyKernel.PARAM_ENTRIES + ", else " : "") +
+            "table " + (mappedTable ? "mapped" : "copied") + (sortByHost ? ", sorted by host slot" : "") + ")";
     }
 
     private void releaseResources()
@@ -958,23 +974,48 @@ public final class CudaDeviceBackend implements DeviceBackend
         final int index = batch.index();
         final CopyPlanner planner = planners[stream];
         final CUstream cuStream = streams[stream];
-        if (!mappedTable && !record(JCudaDriver.cuMemcpyHtoDAsync(deviceTableAt[index], hostTableAt[index],
-            (long)planner.entries() * CopyPlanner.ENTRY_BYTES, cuStream)))
-        {
-            return -1;
-        }
+        final UnsafeBuffer table = hostTableBuffer[index];
         final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
+        boolean tableReady = mappedTable;
         for (int g = 0; g < planner.groups(); g++)
         {
             final int start = planner.groupStart(g);
             final int count = planner.groupEnd(g) - start;
             final int groupThreads = groupThreads(kernelGroupThreads, kernelThreads, planner.groupMaxBytes(g));
             final int perBlock = kernelThreads / groupThreads;
-            launchFirst[stream][0] = tableFirst + start;
-            launchCount[stream][0] = count;
-            launchShift[stream][0] = Integer.numberOfTrailingZeros(groupThreads);
-            if (!record(JCudaDriver.cuLaunchKernel(kernel, (count + perBlock - 1) / perBlock, 1, 1, kernelThreads, 1,
-                1, 0, cuStream, launchParams[stream], null)))
+            final int shift = Integer.numberOfTrailingZeros(groupThreads);
+            final int blocks = (count + perBlock - 1) / perBlock;
+            final int rc;
+            if (paramTable && count <= CopyKernel.PARAM_ENTRIES)
+            {
+                final UnsafeBuffer params = paramTables[stream];
+                params.putInt(0, count, ByteOrder.LITTLE_ENDIAN);
+                params.putInt(4, shift, ByteOrder.LITTLE_ENDIAN);
+                for (int e = 0; e < count; e++)
+                {
+                    CopyKernel.packParamEntry(table, start + e, params, e);
+                }
+                rc = JCudaDriver.cuLaunchKernel(paramKernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
+                    paramLaunchParams[stream], null);
+            }
+            else
+            {
+                if (!tableReady)
+                {
+                    if (!record(JCudaDriver.cuMemcpyHtoDAsync(deviceTableAt[index], hostTableAt[index],
+                        (long)planner.entries() * CopyPlanner.ENTRY_BYTES, cuStream)))
+                    {
+                        return -1;
+                    }
+                    tableReady = true;
+                }
+                launchFirst[stream][0] = tableFirst + start;
+                launchCount[stream][0] = count;
+                launchShift[stream][0] = shift;
+                rc = JCudaDriver.cuLaunchKernel(kernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
+                    launchParams[stream], null);
+            }
+            if (!record(rc))
             {
                 return -1;
             }

@@ -51,8 +51,9 @@ public final class DeviceConfig
     private int kernelThreads = KERNEL_THREADS_DEFAULT;
     private boolean cudaRegisteredHost = Boolean.getBoolean("kvledger.cuda.registeredHost");
     private int kernelGroupThreads;
-    private boolean kernelMappedTable = true;
-    private boolean kernelSortByHost = true;
+    private boolean kernelMappedTable;
+    private boolean kernelSortByHost;
+    private boolean kernelParamTable = true;
 
     /**
      * Device KV pages.
@@ -522,7 +523,8 @@ public final class DeviceConfig
 
     /**
      * Whether the copy kernel reads its entry table from mapped pinned host memory through its device address
-     * (the default: nothing is copied before the launch) rather than from a device copy made before each launch.
+     * rather than from a device copy made before the launch (the default: on the H200 the uncached reads of a
+     * mapped table cost up to three quarters of the bandwidth, see README's GPU section).
      *
      * @return true for the mapped table.
      */
@@ -544,8 +546,8 @@ public final class DeviceConfig
     }
 
     /**
-     * Whether the copy kernel's entries of one launch are ordered by host slot (the default), so that scattered
-     * pages walk host memory in rising address order.
+     * Whether the copy kernel's entries of one launch are ordered by host slot, so that scattered pages walk host
+     * memory in rising address order. Off by default: on the H200 it changed nothing measurable.
      *
      * @return true for entries sorted by host slot.
      */
@@ -563,6 +565,29 @@ public final class DeviceConfig
     public DeviceConfig kernelSortByHost(final boolean kernelSortByHost)
     {
         this.kernelSortByHost = kernelSortByHost;
+        return this;
+    }
+
+    /**
+     * Whether a launch of at most {@link CopyKernel#PARAM_ENTRIES} entries carries them in its launch parameters
+     * (the default: no table copy or table read before the copying starts); larger launches use the table.
+     *
+     * @return true for entries in the parameters where they fit.
+     */
+    public boolean kernelParamTable()
+    {
+        return kernelParamTable;
+    }
+
+    /**
+     * Choose whether small launches carry their entries in their parameters.
+     *
+     * @param kernelParamTable true to use the parameters where the entries fit.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelParamTable(final boolean kernelParamTable)
+    {
+        this.kernelParamTable = kernelParamTable;
         return this;
     }
 
@@ -661,6 +686,7 @@ public final class DeviceConfig
             ", kernelGroupThreads=" + kernelGroupThreads +
             ", kernelMappedTable=" + kernelMappedTable +
             ", kernelSortByHost=" + kernelSortByHost +
+            ", kernelParamTable=" + kernelParamTable +
             '}';
     }
 

@@ -42,7 +42,7 @@ class CudaCopyPathTest
         assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelThreads(2048).validate());
         assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelChunkBytes(1000).validate());
         assertEquals(0, config.kernelGroupThreads(), "threads per entry chosen by entry size");
-        assertTrue(config.kernelMappedTable() && config.kernelSortByHost());
+        assertTrue(config.kernelParamTable() && !config.kernelMappedTable() && !config.kernelSortByHost());
         new DeviceConfig().kernelGroupThreads(64).validate();
         assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelGroupThreads(48).validate());
         assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelGroupThreads(16).validate());
