@@ -15,9 +15,9 @@
 //   +28 u32 unused
 //
 // A group of (1 << groupShift) threads, 32 to blockDim.x, copies one entry: block b, group g copies entry
-// first + b * (blockDim.x >> groupShift) + g when it is below first + count. Each thread keeps eight 16-byte
+// first + b * (blockDim.x >> groupShift) + g when that is below count. Each thread keeps eight 16-byte
 // loads in flight before their stores, then moves what is left one word at a time. kvledger_copy_params takes
-// the entries of a small launch in its parameters instead (see ParamTable). Data moves with
+// the entries of a small launch in its parameter instead (see ParamLaunch). Data moves with
 // ld.global.cg / st.global.cg (cached in L2 only), the table is read with ld.global.cv (never cached).
 
 struct Entry
@@ -30,26 +30,31 @@ struct Entry
     unsigned int unused;
 };
 
-// The entries of a small launch carried in the launch's own parameters (4 KiB of parameters in all, with the four
-// pool bases before it): no table in memory, nothing copied or read before the copying starts. A 16-byte entry:
-//   x: source byte offset (bits 0-47), source pool (bits 48-49), destination pool (bits 50-51)
-//   y: destination byte offset (bits 0-47), 16-byte words minus one (bits 48-63: at most 1 MiB an entry)
-#define PARAM_ENTRIES 253
-
-struct ParamTable
+// Every launch takes one parameter, a struct (JCuda marshals one parameter in a direct buffer several times
+// faster than eight separate ones): the four pool bases (device-visible addresses, host pools through
+// cuMemHostGetDevicePointer), the entry count, log2 of the threads per entry, and for kvledger_copy the table's
+// address and the index of the launch's first entry.
+struct Launch
 {
+    unsigned long long base[4];
     unsigned int count;
     unsigned int groupShift;
-    unsigned long long unused;
-    ulonglong2 entries[PARAM_ENTRIES];
+    unsigned long long table;
+    unsigned int first;
+    unsigned int unused;
 };
 
-__device__ __forceinline__ unsigned long long poolBase(
-    const unsigned int pool, const unsigned long long b0, const unsigned long long b1, const unsigned long long b2,
-    const unsigned long long b3)
+// kvledger_copy_params carries the entries of a small launch after the Launch header in its parameter (4 KiB in
+// all): no table in memory, nothing copied or read before the copying starts. A 16-byte entry:
+//   x: source byte offset (bits 0-47), source pool (bits 48-49), destination pool (bits 50-51)
+//   y: destination byte offset (bits 0-47), 16-byte words minus one (bits 48-63: at most 1 MiB an entry)
+#define PARAM_ENTRIES 252
+
+struct ParamLaunch
 {
-    return pool == 0 ? b0 : pool == 1 ? b1 : pool == 2 ? b2 : b3;
-}
+    Launch launch;
+    ulonglong2 entries[PARAM_ENTRIES];
+};
 
 // One group's share of an entry: each thread keeps eight 16-byte loads in flight, then moves what is left one word
 // at a time.
@@ -77,41 +82,36 @@ __device__ __forceinline__ void copyWords(
     }
 }
 
-extern "C" __global__ void kvledger_copy(
-    const Entry* table, const unsigned int first, const unsigned int count, const unsigned int groupShift,
-    const unsigned long long base0, const unsigned long long base1, const unsigned long long base2,
-    const unsigned long long base3)
+extern "C" __global__ void kvledger_copy(const __grid_constant__ Launch launch)
 {
+    const unsigned int groupShift = launch.groupShift;
     const unsigned int index = blockIdx.x * (blockDim.x >> groupShift) + (threadIdx.x >> groupShift);
-    if (index >= count)
+    if (index >= launch.count)
     {
         return;
     }
 
-    const Entry* e = table + first + index;
+    const Entry* e = reinterpret_cast<const Entry*>(launch.table) + launch.first + index;
     // the table is written by the host between launches: read it past the caches
     const ulonglong2 offsets = __ldcv(reinterpret_cast<const ulonglong2*>(e));
     const uint4 meta = __ldcv(reinterpret_cast<const uint4*>(reinterpret_cast<const char*>(e) + 16));
-    copyWords(reinterpret_cast<const uint4*>(poolBase(meta.x, base0, base1, base2, base3) + offsets.x),
-        reinterpret_cast<uint4*>(poolBase(meta.y, base0, base1, base2, base3) + offsets.y), meta.z >> 4,
+    copyWords(reinterpret_cast<const uint4*>(launch.base[meta.x & 3u] + offsets.x),
+        reinterpret_cast<uint4*>(launch.base[meta.y & 3u] + offsets.y), meta.z >> 4,
         threadIdx.x & ((1u << groupShift) - 1u), 1u << groupShift);
 }
 
-extern "C" __global__ void kvledger_copy_params(
-    const unsigned long long base0, const unsigned long long base1, const unsigned long long base2,
-    const unsigned long long base3, const __grid_constant__ ParamTable table)
+extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLaunch params)
 {
-    const unsigned int groupShift = table.groupShift;
+    const unsigned int groupShift = params.launch.groupShift;
     const unsigned int index = blockIdx.x * (blockDim.x >> groupShift) + (threadIdx.x >> groupShift);
-    if (index >= table.count)
+    if (index >= params.launch.count)
     {
         return;
     }
 
-    const ulonglong2 e = table.entries[index];
+    const ulonglong2 e = params.entries[index];
     const unsigned long long offsetMask = (1ull << 48) - 1ull;
-    copyWords(
-        reinterpret_cast<const uint4*>(poolBase((e.x >> 48) & 3u, base0, base1, base2, base3) + (e.x & offsetMask)),
-        reinterpret_cast<uint4*>(poolBase((e.x >> 50) & 3u, base0, base1, base2, base3) + (e.y & offsetMask)),
+    copyWords(reinterpret_cast<const uint4*>(params.launch.base[(e.x >> 48) & 3u] + (e.x & offsetMask)),
+        reinterpret_cast<uint4*>(params.launch.base[(e.x >> 50) & 3u] + (e.y & offsetMask)),
         (unsigned int)(e.y >> 48) + 1u, threadIdx.x & ((1u << groupShift) - 1u), 1u << groupShift);
 }

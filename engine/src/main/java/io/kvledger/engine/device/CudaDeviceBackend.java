@@ -12,6 +12,7 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
@@ -114,12 +115,10 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final long[] streamCopyCalls = new long[STREAMS * PAD];
 
     private final CopyPlanner[] planners = new CopyPlanner[STREAMS];
-    private final int[][] launchFirst = new int[STREAMS][1];
-    private final int[][] launchCount = new int[STREAMS][1];
-    private final int[][] launchShift = new int[STREAMS][1];
+    private final UnsafeBuffer[] launchStructs = new UnsafeBuffer[STREAMS];
     private final Pointer[] launchParams = new Pointer[STREAMS];
+    private final UnsafeBuffer[] paramLaunchStructs = new UnsafeBuffer[STREAMS];
     private final Pointer[] paramLaunchParams = new Pointer[STREAMS];
-    private final UnsafeBuffer[] paramTables = new UnsafeBuffer[STREAMS];
     private int tableBytesPerBatch;
     private Pointer hostTables;
     private CUdeviceptr deviceTables;
@@ -739,13 +738,19 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
         for (int s = 0; s < STREAMS; s++)
         {
-            launchParams[s] = Pointer.to(Pointer.to(kernelTables), Pointer.to(launchFirst[s]),
-                Pointer.to(launchCount[s]), Pointer.to(launchShift[s]), Pointer.to(mappedBase[0]),
-                Pointer.to(mappedBase[1]), Pointer.to(mappedBase[2]), Pointer.to(mappedBase[3]));
-            final ByteBuffer params = ByteBuffer.allocateDirect(CopyKernel.PARAM_TABLE_BYTES);
-            paramTables[s] = new UnsafeBuffer(params);
-            paramLaunchParams[s] = Pointer.to(Pointer.to(mappedBase[0]), Pointer.to(mappedBase[1]),
-                Pointer.to(mappedBase[2]), Pointer.to(mappedBase[3]), Pointer.to(params));
+            final ByteBuffer launch = ByteBuffer.allocateDirect(CopyKernel.LAUNCH_BYTES);
+            launchStructs[s] = new UnsafeBuffer(launch);
+            launchParams[s] = Pointer.to(Pointer.to(launch));
+            final ByteBuffer params = ByteBuffer.allocateDirect(CopyKernel.PARAM_LAUNCH_BYTES);
+            paramLaunchStructs[s] = new UnsafeBuffer(params);
+            paramLaunchParams[s] = Pointer.to(Pointer.to(params));
+            for (int p = 0; p < POOLS; p++)
+            {
+                final long base = slotCounts[p] > 0 ? deviceAddress(mappedBase[p]) : 0;
+                launchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
+                paramLaunchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
+            }
+            launchStructs[s].putLong(CopyKernel.LAUNCH_TABLE, deviceAddress(kernelTables), ByteOrder.LITTLE_ENDIAN);
         }
 
         kernelPath = config.cudaCopyPath() == CudaCopyPath.KERNEL;
@@ -988,9 +993,9 @@ public final class CudaDeviceBackend implements DeviceBackend
             final int rc;
             if (paramTable && count <= CopyKernel.PARAM_ENTRIES)
             {
-                final UnsafeBuffer params = paramTables[stream];
-                params.putInt(0, count, ByteOrder.LITTLE_ENDIAN);
-                params.putInt(4, shift, ByteOrder.LITTLE_ENDIAN);
+                final UnsafeBuffer params = paramLaunchStructs[stream];
+                params.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
+                params.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
                 for (int e = 0; e < count; e++)
                 {
                     CopyKernel.packParamEntry(table, start + e, params, e);
@@ -1009,9 +1014,10 @@ public final class CudaDeviceBackend implements DeviceBackend
                     }
                     tableReady = true;
                 }
-                launchFirst[stream][0] = tableFirst + start;
-                launchCount[stream][0] = count;
-                launchShift[stream][0] = shift;
+                final UnsafeBuffer launch = launchStructs[stream];
+                launch.putInt(CopyKernel.LAUNCH_FIRST, tableFirst + start, ByteOrder.LITTLE_ENDIAN);
+                launch.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
+                launch.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
                 rc = JCudaDriver.cuLaunchKernel(kernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
                     launchParams[stream], null);
             }
@@ -1267,6 +1273,15 @@ public final class CudaDeviceBackend implements DeviceBackend
         check(toDevice ?
             JCudaDriver.cuMemcpyHtoDAsync(device, host, bytes, streams[stream]) :
             JCudaDriver.cuMemcpyDtoHAsync(host, device, bytes, streams[stream]), "cuMemcpyAsync");
+    }
+
+    /** The address a device pointer holds, as the kernel sees it. */
+    private static long deviceAddress(final CUdeviceptr pointer)
+    {
+        final long[] address = new long[1];
+        check(JCudaDriver.cuPointerGetAttribute(Pointer.to(address),
+            CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, pointer), "cuPointerGetAttribute");
+        return address[0];
     }
 
     private boolean record(final int rc)

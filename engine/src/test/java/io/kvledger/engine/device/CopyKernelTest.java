@@ -56,20 +56,23 @@ class CopyKernelTest
     }
 
     @Test
-    void shouldDeclareTheEntryWithTheParametersTheBackendPasses()
+    void shouldDeclareBothEntriesWithTheOneStructTheBackendPasses()
     {
         final String code = String.join("\n", code());
         final Matcher entry = Pattern.compile("\\.visible \\.entry (\\w+)\\(([^)]*)\\)").matcher(code);
-        assertTrue(entry.find(), "an entry point");
-        assertEquals(CopyKernel.ENTRY, entry.group(1));
+        final List<String> entries = new ArrayList<>();
         final List<String> params = new ArrayList<>();
-        for (final String p : entry.group(2).split(","))
+        while (entry.find())
         {
-            params.add(p.trim().replaceAll("\\s+", " ").replaceAll(" \\w+$", ""));
+            entries.add(entry.group(1));
+            params.add(entry.group(2).trim().replaceAll("\\s+", " ").replaceAll(" \\w+\\[", "["));
         }
-        assertEquals(List.of(".param .u64", ".param .u32", ".param .u32", ".param .u32", ".param .u64",
-            ".param .u64", ".param .u64", ".param .u64"), params,
-            "table, first entry, entry count, log2 of threads per entry, four pool bases");
+        assertEquals(List.of(CopyKernel.ENTRY, CopyKernel.ENTRY_PARAMS), entries);
+        assertEquals(List.of(".param .align 8 .b8[" + CopyKernel.LAUNCH_BYTES + "]",
+            ".param .align 16 .b8[" + CopyKernel.PARAM_LAUNCH_BYTES + "]"), params,
+            "one struct parameter each: the launch header, and the header with the entries (4 KiB in all)");
+        assertEquals(4096, CopyKernel.PARAM_LAUNCH_BYTES);
+        assertTrue(CopyKernel.LAUNCH_BYTES <= CopyKernel.PARAM_ENTRIES_OFFSET);
         assertEquals(18, count(code, "ld.global.cg.v4.u32"), "eight 16-byte loads in flight, then one at a time, " +
             "in each of the two kernels");
         assertEquals(18, count(code, "st.global.cg.v4.u32"), "and their stores");
@@ -79,24 +82,8 @@ class CopyKernelTest
         assertTrue(stride.find(), "the entry index scaled by a shift");
         assertEquals(CopyPlanner.ENTRY_BYTES, 1 << Integer.parseInt(stride.group(1)),
             "entry stride is CopyPlanner.ENTRY_BYTES");
-    }
-
-    @Test
-    void shouldDeclareTheParameterKernelWithItsTableAfterThePoolBases()
-    {
-        final String code = String.join("\n", code());
-        final Matcher entry = Pattern.compile("\\.visible \\.entry " + CopyKernel.ENTRY_PARAMS + "\\(([^)]*)\\)")
-            .matcher(code);
-        assertTrue(entry.find(), "the parameter kernel");
-        final List<String> params = new ArrayList<>();
-        for (final String p : entry.group(1).split(","))
-        {
-            params.add(p.trim().replaceAll("\\s+", " ").replaceAll(" \\w+(\\[\\d+\\])?$", "$1"));
-        }
-        assertEquals(List.of(".param .u64", ".param .u64", ".param .u64", ".param .u64",
-            ".param .align 16 .b8[" + CopyKernel.PARAM_TABLE_BYTES + "]"), params,
-            "four pool bases, then the table; 4 KiB of parameters in all");
-        assertEquals(4096, 4 * 8 + CopyKernel.PARAM_TABLE_BYTES);
+        assertTrue(code.contains("[kvledger_copy_param_0+" + CopyKernel.LAUNCH_COUNT + "]"),
+            "count and shift read at the offsets the backend writes them");
     }
 
     @Test
@@ -108,12 +95,12 @@ class CopyKernelTest
         table.putInt(48, 2, ByteOrder.LITTLE_ENDIAN);
         table.putInt(52, 1, ByteOrder.LITTLE_ENDIAN);
         table.putInt(56, 1 << 20, ByteOrder.LITTLE_ENDIAN);
-        final UnsafeBuffer params = new UnsafeBuffer(ByteBuffer.allocateDirect(CopyKernel.PARAM_TABLE_BYTES));
+        final UnsafeBuffer params = new UnsafeBuffer(ByteBuffer.allocateDirect(CopyKernel.PARAM_LAUNCH_BYTES));
 
         CopyKernel.packParamEntry(table, 1, params, 3);
 
-        final long x = params.getLong(16 + 48, ByteOrder.LITTLE_ENDIAN);
-        final long y = params.getLong(16 + 56, ByteOrder.LITTLE_ENDIAN);
+        final long x = params.getLong(CopyKernel.PARAM_ENTRIES_OFFSET + 48, ByteOrder.LITTLE_ENDIAN);
+        final long y = params.getLong(CopyKernel.PARAM_ENTRIES_OFFSET + 56, ByteOrder.LITTLE_ENDIAN);
         final long offsetMask = (1L << 48) - 1;
         assertEquals(0x1234_5678_9ABCL, x & offsetMask, "source offset");
         assertEquals(2, x >>> 48 & 3, "source pool");
