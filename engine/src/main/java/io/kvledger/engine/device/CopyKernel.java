@@ -17,8 +17,9 @@ import java.nio.charset.StandardCharsets;
  * The kernel {@value #ENTRY} copies the entries of a {@link CopyPlanner} table in memory, a group of threads per
  * entry; {@value #ENTRY_PARAMS} copies up to {@value #PARAM_ENTRIES} entries carried in its launch parameter,
  * packed by {@link #packParamEntry}. Each takes one parameter, a struct (see {@link #LAUNCH_BYTES}): JCuda
- * marshals one parameter held in a direct buffer in about a tenth of the time of eight separate ones. Generated from {@code engine/src/main/cuda/copy.cu}. Free of JCuda, so it can
- * be read and checked on a machine without a GPU. Any thread.
+ * marshals one parameter held in a direct buffer in about a tenth of the time of eight separate ones. Generated
+ * from {@code engine/src/main/cuda/copy.cu}. Free of JCuda, so it can be read and checked on a machine without a
+ * GPU. Any thread.
  */
 public final class CopyKernel
 {

@@ -23,6 +23,10 @@ import java.util.Arrays;
  * records its largest entry ({@link #groupMaxBytes(int)}), from which the backend picks how many threads copy
  * one entry.
  * <p>
+ * With a split size, a batch that is one launch group leaves up to {@code splitMaxCopies} copies of at least
+ * that many bytes (between host and device, or device and device) out of the table: the backend moves them with
+ * the copy engine on a side stream while the kernel moves the rest ({@link #directCount()}).
+ * <p>
  * Entry layout (little-endian): u64 source offset, u64 destination offset, u32 source pool, u32 destination pool,
  * u32 bytes, u32 unused. Thread ownership: one planner per issuing thread.
  */
@@ -50,6 +54,9 @@ final class CopyPlanner
     private final long[] keys;
     private final long[] sorted;
     private final int[] digitCounts = new int[RADIX];
+    private final int splitMinBytes;
+    private final int[] directCopies;
+    private int directCount;
     private int stamp;
     private int groups;
     private int entries;
@@ -83,6 +90,25 @@ final class CopyPlanner
         final int[] slotCounts, final int[] slotBytes, final int chunkBytes, final int maxCopies,
         final boolean sortByHost)
     {
+        this(slotCounts, slotBytes, chunkBytes, maxCopies, sortByHost, 0, 0);
+    }
+
+    /**
+     * A planner for batches of up to {@code maxCopies} copies over pools of the given sizes.
+     *
+     * @param slotCounts     slots per pool, indexed by {@link Pool#ordinal()}.
+     * @param slotBytes      bytes per slot per pool; multiples of {@link #WORD_BYTES}.
+     * @param chunkBytes     most bytes one entry moves; a multiple of {@link #WORD_BYTES}.
+     * @param maxCopies      most copies in one batch.
+     * @param sortByHost     write each launch group's copies in the order of their host slots.
+     * @param splitMinBytes  copies of at least this many bytes go to the copy engine; 0 for none.
+     * @param splitMaxCopies at most this many of them per batch.
+     * @throws IllegalArgumentException for sizes the kernel cannot move.
+     */
+    CopyPlanner(
+        final int[] slotCounts, final int[] slotBytes, final int chunkBytes, final int maxCopies,
+        final boolean sortByHost, final int splitMinBytes, final int splitMaxCopies)
+    {
         if (chunkBytes < WORD_BYTES || chunkBytes % WORD_BYTES != 0)
         {
             throw new IllegalArgumentException("kernel chunk must be a positive multiple of 16 bytes: " + chunkBytes);
@@ -110,6 +136,8 @@ final class CopyPlanner
         this.order = new int[copies];
         this.keys = new long[sortByHost ? copies : 0];
         this.sorted = new long[sortByHost ? copies : 0];
+        this.splitMinBytes = splitMaxCopies > 0 ? splitMinBytes : 0;
+        this.directCopies = new int[Math.max(0, splitMaxCopies)];
     }
 
     /**
@@ -186,6 +214,7 @@ final class CopyPlanner
         groups = 0;
         entries = 0;
         bytes = 0;
+        directCount = 0;
         if (limit <= 0)
         {
             return 0;
@@ -221,7 +250,14 @@ final class CopyPlanner
             int largest = 0;
             for (int k = first; k < end; k++)
             {
-                largest = Math.max(largest, write(batch, order[k], table));
+                final int i = order[k];
+                if (groups == 1 && directCount < directCopies.length && splitsOff(batch, i))
+                {
+                    directCopies[directCount++] = i;
+                    bytes += slotBytes[batch.srcPool(i).ordinal()];
+                    continue;
+                }
+                largest = Math.max(largest, write(batch, i, table));
             }
             groupEnd[g] = entries;
             groupMaxBytes[g] = largest;
@@ -229,6 +265,14 @@ final class CopyPlanner
         }
 
         return entries;
+    }
+
+    /** Whether copy {@code i} goes to the copy engine: large enough, and not host to host. */
+    private boolean splitsOff(final CopyBatch batch, final int i)
+    {
+        final Pool src = batch.srcPool(i);
+        return splitMinBytes > 0 && slotBytes[src.ordinal()] >= splitMinBytes &&
+            (CopyBatch.isDevice(src) || CopyBatch.isDevice(batch.dstPool(i)));
     }
 
     /** Write the entries of copy {@code i}; returns the largest entry's bytes. */
@@ -347,6 +391,27 @@ final class CopyPlanner
     }
 
     /**
+     * Copies of the last plan left out of the table for the copy engine (only when the plan is one launch group).
+     *
+     * @return how many; see {@link #directCopy(int)}.
+     */
+    int directCount()
+    {
+        return directCount;
+    }
+
+    /**
+     * A copy of the last plan for the copy engine.
+     *
+     * @param k from 0 to {@link #directCount()} - 1.
+     * @return the copy's index in the batch.
+     */
+    int directCopy(final int k)
+    {
+        return directCopies[k];
+    }
+
+    /**
      * Bytes of the largest entry of a launch group of the last plan.
      *
      * @param group group index.
@@ -401,7 +466,7 @@ final class CopyPlanner
     }
 
     /**
-     * Bytes the last plan moves.
+     * Bytes the last plan moves, the copy engine's copies included.
      *
      * @return the sum of the planned copies' slot sizes.
      */

@@ -266,21 +266,21 @@ public final class CudaDataPathBench
         double best = defaultShape;
         if (explore)
         {
+            final UnaryOperator<DeviceConfig> noSplit = c -> c.kernelSplitMinBytes(0);
             final UnaryOperator<DeviceConfig> table = c -> c.kernelParamTable(false);
+            best = Math.min(best, prBenchLoad("no split", noSplit, LoadMode.KERNEL));
             best = Math.min(best, prBenchLoad("table copied", table, LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("table mapped", c -> table.apply(c).kernelMappedTable(true),
+            best = Math.min(best, prBenchLoad("old shape", c -> noSplit.apply(table.apply(c)).kernelGroupThreads(256),
                 LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("old shape", c -> table.apply(c).kernelGroupThreads(256),
-                LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("table mapped", c -> noSplit.apply(table.apply(c))
+                .kernelMappedTable(true), LoadMode.KERNEL));
             best = Math.min(best, prBenchLoad("sorted", c -> c.kernelSortByHost(true), LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("grp 64", c -> c.kernelGroupThreads(64), LoadMode.KERNEL));
-            for (final int chunk : new int[]{ 16 << 10, 64 << 10, 128 << 10 })
+            for (final int chunk : new int[]{ 16 << 10, 64 << 10 })
             {
                 best = Math.min(best, prBenchLoad("chunk " + Sizes.bytes(chunk), c -> c.kernelChunkBytes(chunk),
                     LoadMode.KERNEL));
             }
-            best = Math.min(best, prBenchLoad("512 thr", c -> c.kernelThreads(512), LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("split", c -> c, LoadMode.SPLIT));
+            best = Math.min(best, prBenchLoad("split by bench", noSplit, LoadMode.SPLIT));
             prBenchLoad("one page, table", table, LoadMode.ONE_PAGE);
             prBenchLoad("one page", c -> c, LoadMode.ONE_PAGE);
             prBenchLoad("single copy", c -> c, LoadMode.SINGLE);
@@ -304,7 +304,10 @@ public final class CudaDataPathBench
         KERNEL,
         /** One cuMemcpyAsync per slot. */
         DIRECT,
-        /** The pages by the kernel on the load stream, the state by one cuMemcpyAsync on the compute stream. */
+        /**
+         * The pages by the kernel on the load stream, the state by one cuMemcpyAsync on the compute stream, issued
+         * first, no events between them (the backend's split, without its fork and join).
+         */
         SPLIT,
         /** One page by the kernel: the fixed cost of a launch and its completion. */
         ONE_PAGE,

@@ -44,7 +44,10 @@ import java.util.concurrent.locks.LockSupport;
  * a larger one reads the table from a device copy made before it (or, if so configured, from the mapped pinned
  * table). A group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
  * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
- * address. A batch whose copies depend on each other takes one launch per dependent group.
+ * address. In a batch that is one launch, up to {@link DeviceConfig#kernelSplitMaxCopies()} copies of at least
+ * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine on a side stream, issued first,
+ * while the kernel moves the rest; events order the side stream after the stream's earlier work and the batch's
+ * completion after both. A batch whose copies depend on each other takes one launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
  * run (slot sizes not multiples of 16 bytes, or the module fails to load: {@link #describe()} says which).
  * <p>
@@ -108,6 +111,11 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final boolean mappedTable;
     private final boolean sortByHost;
     private final boolean paramTable;
+    private final int splitMinBytes;
+    private final int splitMaxCopies;
+    private final CUstream[] sideStreams = new CUstream[STREAMS];
+    private final CUevent[] forkEvents = new CUevent[STREAMS];
+    private final CUevent[] joinEvents = new CUevent[STREAMS];
     private final long[] streamCompleted = new long[STREAMS * PAD];
     private final long[] streamFailed = new long[STREAMS * PAD];
     private final long[] streamBytes = new long[STREAMS * PAD];
@@ -173,6 +181,8 @@ public final class CudaDeviceBackend implements DeviceBackend
         mappedTable = config.kernelMappedTable();
         sortByHost = config.kernelSortByHost();
         paramTable = config.kernelParamTable() && config.kernelChunkBytes() <= CopyKernel.PARAM_ENTRY_MAX_BYTES;
+        splitMinBytes = config.kernelSplitMinBytes();
+        splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
@@ -701,7 +711,20 @@ public final class CudaDeviceBackend implements DeviceBackend
 
         for (int s = 0; s < STREAMS; s++)
         {
-            planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch, sortByHost);
+            planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch, sortByHost,
+                splitMinBytes, splitMaxCopies);
+            if (splitMaxCopies > 0)
+            {
+                sideStreams[s] = new CUstream();
+                check(JCudaDriver.cuStreamCreate(sideStreams[s], CUstream_flags.CU_STREAM_NON_BLOCKING),
+                    "cuStreamCreate");
+                forkEvents[s] = new CUevent();
+                check(JCudaDriver.cuEventCreate(forkEvents[s], CUevent_flags.CU_EVENT_DISABLE_TIMING),
+                    "cuEventCreate");
+                joinEvents[s] = new CUevent();
+                check(JCudaDriver.cuEventCreate(joinEvents[s], CUevent_flags.CU_EVENT_DISABLE_TIMING),
+                    "cuEventCreate");
+            }
         }
         tableBytesPerBatch = planners[0].tableBytes();
         final long total = (long)tableBytesPerBatch * batches.length;
@@ -759,7 +782,9 @@ public final class CudaDeviceBackend implements DeviceBackend
             (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
             ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", " +
             (paramTable ? "entries in the launch parameters up to " + CopyKernel.PARAM_ENTRIES + ", else " : "") +
-            "table " + (mappedTable ? "mapped" : "copied") + (sortByHost ? ", sorted by host slot" : "") + ")";
+            "table " + (mappedTable ? "mapped" : "copied") + (sortByHost ? ", sorted by host slot" : "") +
+            (splitMaxCopies > 0 ? ", up to " + splitMaxCopies + " copies of " + Sizes.bytes(splitMinBytes) +
+            " or more by the copy engine beside it" : "") + ")";
     }
 
     private void releaseResources()
@@ -824,6 +849,18 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             for (int s = 0; s < STREAMS; s++)
             {
+                if (null != forkEvents[s])
+                {
+                    JCudaDriver.cuEventDestroy(forkEvents[s]);
+                    JCudaDriver.cuEventDestroy(joinEvents[s]);
+                    forkEvents[s] = null;
+                    joinEvents[s] = null;
+                }
+                if (null != sideStreams[s])
+                {
+                    JCudaDriver.cuStreamDestroy(sideStreams[s]);
+                    sideStreams[s] = null;
+                }
                 if (null != streams[s])
                 {
                     JCudaDriver.cuStreamDestroy(streams[s]);
@@ -964,8 +1001,9 @@ public final class CudaDeviceBackend implements DeviceBackend
 
     private long enqueueKernel(final CopyBatch batch, final int limit, final int stream)
     {
-        final int entries = planners[stream].plan(batch, limit, hostTableBuffer[batch.index()]);
-        return entries == 0 ? 0 : launchPlanned(batch, stream);
+        final CopyPlanner planner = planners[stream];
+        final int entries = planner.plan(batch, limit, hostTableBuffer[batch.index()]);
+        return entries == 0 && planner.directCount() == 0 ? 0 : launchPlanned(batch, stream);
     }
 
     /**
@@ -981,11 +1019,20 @@ public final class CudaDeviceBackend implements DeviceBackend
         final CUstream cuStream = streams[stream];
         final UnsafeBuffer table = hostTableBuffer[index];
         final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
+        final int direct = planner.directCount();
+        if (direct > 0 && !enqueueSide(batch, stream, direct))
+        {
+            return -1;
+        }
         boolean tableReady = mappedTable;
         for (int g = 0; g < planner.groups(); g++)
         {
             final int start = planner.groupStart(g);
             final int count = planner.groupEnd(g) - start;
+            if (count == 0)
+            {
+                continue;
+            }
             final int groupThreads = groupThreads(kernelGroupThreads, kernelThreads, planner.groupMaxBytes(g));
             final int perBlock = kernelThreads / groupThreads;
             final int shift = Integer.numberOfTrailingZeros(groupThreads);
@@ -1027,7 +1074,38 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             streamLaunches[stream * PAD]++;
         }
+        if (direct > 0 && !record(JCudaDriver.cuStreamWaitEvent(cuStream, joinEvents[stream], 0)))
+        {
+            return -1;
+        }
         return planner.bytes();
+    }
+
+    /**
+     * The plan's copy-engine copies on the stream's side stream, after the stream's earlier work (fork event), with
+     * a join event the stream waits on after its launches.
+     */
+    private boolean enqueueSide(final CopyBatch batch, final int stream, final int direct)
+    {
+        final CopyPlanner planner = planners[stream];
+        final CUstream side = sideStreams[stream];
+        if (!record(JCudaDriver.cuEventRecord(forkEvents[stream], streams[stream])) ||
+            !record(JCudaDriver.cuStreamWaitEvent(side, forkEvents[stream], 0)))
+        {
+            return false;
+        }
+        for (int k = 0; k < direct; k++)
+        {
+            final int i = planner.directCopy(k);
+            final Pool srcPool = batch.srcPool(i);
+            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i),
+                slotBytes[srcPool.ordinal()], side)))
+            {
+                return false;
+            }
+            streamCopyCalls[stream * PAD]++;
+        }
+        return record(JCudaDriver.cuEventRecord(joinEvents[stream], side));
     }
 
     /**

@@ -32,6 +32,10 @@ public final class DeviceConfig
     public static final int KERNEL_CHUNK_BYTES_DEFAULT = 32 * 1024;
     /** Default threads per block of the copy kernel. */
     public static final int KERNEL_THREADS_DEFAULT = 256;
+    /** Default size from which a copy of a one-launch batch goes to the copy engine beside the kernel. */
+    public static final int KERNEL_SPLIT_MIN_BYTES_DEFAULT = 512 * 1024;
+    /** Default most copies of a batch that go to the copy engine beside the kernel. */
+    public static final int KERNEL_SPLIT_MAX_COPIES_DEFAULT = 4;
 
     private int deviceKvPages = DEVICE_KV_PAGES_DEFAULT;
     private int deviceMambaSlots = DEVICE_MAMBA_SLOTS_DEFAULT;
@@ -54,6 +58,8 @@ public final class DeviceConfig
     private boolean kernelMappedTable;
     private boolean kernelSortByHost;
     private boolean kernelParamTable = true;
+    private int kernelSplitMinBytes = KERNEL_SPLIT_MIN_BYTES_DEFAULT;
+    private int kernelSplitMaxCopies = KERNEL_SPLIT_MAX_COPIES_DEFAULT;
 
     /**
      * Device KV pages.
@@ -592,6 +598,52 @@ public final class DeviceConfig
     }
 
     /**
+     * Size from which a copy of a batch that is one launch goes to the copy engine ({@code cuMemcpyAsync} on a side
+     * stream) while the kernel moves the rest, at most {@link #kernelSplitMaxCopies()} of them: a pr-bench load's
+     * 1 MiB Mamba state then starts moving before the kernel's launch call returns. 0 turns this off.
+     *
+     * @return bytes, or 0 for off.
+     */
+    public int kernelSplitMinBytes()
+    {
+        return kernelSplitMinBytes;
+    }
+
+    /**
+     * Set the size from which a copy goes to the copy engine beside the kernel.
+     *
+     * @param kernelSplitMinBytes bytes, 0 for off.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelSplitMinBytes(final int kernelSplitMinBytes)
+    {
+        this.kernelSplitMinBytes = kernelSplitMinBytes;
+        return this;
+    }
+
+    /**
+     * Most copies of one batch that go to the copy engine beside the kernel.
+     *
+     * @return the limit (0 for none).
+     */
+    public int kernelSplitMaxCopies()
+    {
+        return kernelSplitMaxCopies;
+    }
+
+    /**
+     * Set the most copies of one batch that go to the copy engine beside the kernel.
+     *
+     * @param kernelSplitMaxCopies the limit, 0 for none.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelSplitMaxCopies(final int kernelSplitMaxCopies)
+    {
+        this.kernelSplitMaxCopies = kernelSplitMaxCopies;
+        return this;
+    }
+
+    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -651,6 +703,11 @@ public final class DeviceConfig
             throw new IllegalArgumentException("kernelThreads must be a multiple of 32 from 32 to 1024: " +
                 kernelThreads);
         }
+        if (kernelSplitMinBytes < 0 || kernelSplitMaxCopies < 0)
+        {
+            throw new IllegalArgumentException("kernelSplitMinBytes and kernelSplitMaxCopies must be >= 0: " +
+                kernelSplitMinBytes + ", " + kernelSplitMaxCopies);
+        }
         if (kernelGroupThreads != 0 && (kernelGroupThreads < 32 || kernelGroupThreads > kernelThreads ||
             Integer.bitCount(kernelGroupThreads) != 1 || kernelThreads % kernelGroupThreads != 0))
         {
@@ -687,6 +744,8 @@ public final class DeviceConfig
             ", kernelMappedTable=" + kernelMappedTable +
             ", kernelSortByHost=" + kernelSortByHost +
             ", kernelParamTable=" + kernelParamTable +
+            ", kernelSplitMinBytes=" + kernelSplitMinBytes +
+            ", kernelSplitMaxCopies=" + kernelSplitMaxCopies +
             '}';
     }
 

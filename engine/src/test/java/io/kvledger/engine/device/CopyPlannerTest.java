@@ -222,6 +222,51 @@ class CopyPlannerTest
     }
 
     @Test
+    void shouldLeaveLargeCopiesOfAOneLaunchBatchToTheCopyEngine()
+    {
+        final CopyPlanner planner = new CopyPlanner(COUNTS, BYTES, CHUNK, 8, false, MAMBA, 1);
+        final CopyBatch batch = batch(8)
+            .add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 1)
+            .add(Pool.HOST_MAMBA, 2, Pool.DEVICE_MAMBA, 3)
+            .add(Pool.HOST_KV, 2, Pool.DEVICE_KV, 2)
+            .add(Pool.HOST_MAMBA, 4, Pool.DEVICE_MAMBA, 5);
+        final UnsafeBuffer table = table(planner);
+
+        assertEquals(2 + MAMBA / CHUNK, planner.plan(batch, 4, table), "two pages and the second state's chunks");
+
+        assertEquals(1, planner.directCount(), "at most splitMaxCopies");
+        assertEquals(1, planner.directCopy(0), "the first large copy");
+        assertEquals(1, planner.groups());
+        assertEntry(table, 0, KV, KV, Pool.HOST_KV, Pool.DEVICE_KV, KV);
+        assertEntry(table, 1, 2L * KV, 2L * KV, Pool.HOST_KV, Pool.DEVICE_KV, KV);
+        assertEntry(table, 2, 4L * MAMBA, 5L * MAMBA, Pool.HOST_MAMBA, Pool.DEVICE_MAMBA, CHUNK);
+        assertEquals(2L * KV + 2L * MAMBA, planner.bytes(), "bytes count the copy engine's copies too");
+    }
+
+    @Test
+    void shouldSplitNothingFromABatchOfSeveralLaunchesOrBetweenHostSlots()
+    {
+        final CopyPlanner planner = new CopyPlanner(COUNTS, BYTES, CHUNK, 8, false, MAMBA, 4);
+        final UnsafeBuffer table = table(planner);
+
+        planner.plan(batch(8).add(Pool.HOST_MAMBA, 0, Pool.DEVICE_MAMBA, 0)
+            .add(Pool.DEVICE_MAMBA, 0, Pool.DEVICE_MAMBA, 1), 2, table);
+        assertEquals(2, planner.groups());
+        assertEquals(0, planner.directCount(), "copies of a batch of several launches keep their order");
+        assertEquals(2 * (MAMBA / CHUNK), planner.entries());
+
+        planner.plan(batch(8).add(Pool.HOST_MAMBA, 0, Pool.HOST_MAMBA, 1).add(Pool.DEVICE_MAMBA, 2,
+            Pool.DEVICE_MAMBA, 3), 2, table);
+        assertEquals(1, planner.directCount(), "device to device may go, host to host may not");
+        assertEquals(1, planner.directCopy(0));
+
+        planner.plan(batch(8).add(Pool.HOST_MAMBA, 0, Pool.DEVICE_MAMBA, 0), 1, table);
+        assertEquals(0, planner.entries(), "a lone state goes to the copy engine entirely");
+        assertEquals(1, planner.directCount());
+        assertEquals(MAMBA, planner.bytes());
+    }
+
+    @Test
     void shouldGiveAWarpToASmallPageAndABlockToALargeChunk()
     {
         assertEquals(32, CudaDeviceBackend.groupThreads(0, 256, 16));
