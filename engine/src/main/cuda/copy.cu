@@ -5,30 +5,18 @@
 // scripts/gen-copy-ptx.sh (nvcc -ptx, compute_75). The driver compiles the PTX at load time (cuModuleLoadData),
 // so the GPU machine needs no toolkit.
 //
-// Entry table (32 bytes an entry, little-endian; written by CopyPlanner), in device memory or in mapped pinned
-// host memory (read through its device address, no copy before the launch):
-//   +0  u64 source byte offset in the source pool
-//   +8  u64 destination byte offset in the destination pool
-//   +16 u32 source pool (0 device KV, 1 device Mamba, 2 host KV, 3 host Mamba: the Pool enum's values)
-//   +20 u32 destination pool
-//   +24 u32 bytes, a multiple of 16
-//   +28 u32 unused
+// Entry (16 bytes, little-endian; written by CopyPlanner):
+//   x: source byte offset (bits 0-47), source pool (bits 48-49), destination pool (bits 50-51); pools are the Pool
+//      enum's values: 0 device KV, 1 device Mamba, 2 host KV, 3 host Mamba
+//   y: destination byte offset (bits 0-47), 16-byte words minus one (bits 48-63: at most 1 MiB an entry)
+// kvledger_copy reads them from a table in device memory (or mapped pinned host memory); kvledger_copy_params
+// takes those of a small launch in its parameter.
 //
 // A group of (1 << groupShift) threads, 32 to blockDim.x, copies one entry: block b, group g copies entry
 // first + b * (blockDim.x >> groupShift) + g when that is below count. Each thread keeps eight 16-byte
 // loads in flight before their stores, then moves what is left one word at a time. kvledger_copy_params takes
 // the entries of a small launch in its parameter instead (see ParamLaunch). Data moves with
 // ld.global.cg / st.global.cg (cached in L2 only), the table is read with ld.global.cv (never cached).
-
-struct Entry
-{
-    unsigned long long src;
-    unsigned long long dst;
-    unsigned int srcPool;
-    unsigned int dstPool;
-    unsigned int bytes;
-    unsigned int unused;
-};
 
 // Every launch takes one parameter, a struct (JCuda marshals one parameter in a direct buffer several times
 // faster than eight separate ones): the four pool bases (device-visible addresses, host pools through
@@ -45,9 +33,7 @@ struct Launch
 };
 
 // kvledger_copy_params carries the entries of a small launch after the Launch header in its parameter (4 KiB in
-// all): no table in memory, nothing copied or read before the copying starts. A 16-byte entry:
-//   x: source byte offset (bits 0-47), source pool (bits 48-49), destination pool (bits 50-51)
-//   y: destination byte offset (bits 0-47), 16-byte words minus one (bits 48-63: at most 1 MiB an entry)
+// all): no table in memory, nothing copied or read before the copying starts.
 #define PARAM_ENTRIES 252
 
 struct ParamLaunch
@@ -82,6 +68,16 @@ __device__ __forceinline__ void copyWords(
     }
 }
 
+// Copy one entry with the threads of a group.
+__device__ __forceinline__ void copyEntry(
+    const Launch& launch, const ulonglong2 e, const unsigned int lane, const unsigned int groupShift)
+{
+    const unsigned long long offsetMask = (1ull << 48) - 1ull;
+    copyWords(reinterpret_cast<const uint4*>(launch.base[(e.x >> 48) & 3u] + (e.x & offsetMask)),
+        reinterpret_cast<uint4*>(launch.base[(e.x >> 50) & 3u] + (e.y & offsetMask)),
+        (unsigned int)(e.y >> 48) + 1u, lane, 1u << groupShift);
+}
+
 extern "C" __global__ void kvledger_copy(const __grid_constant__ Launch launch)
 {
     const unsigned int groupShift = launch.groupShift;
@@ -91,13 +87,9 @@ extern "C" __global__ void kvledger_copy(const __grid_constant__ Launch launch)
         return;
     }
 
-    const Entry* e = reinterpret_cast<const Entry*>(launch.table) + launch.first + index;
     // the table is written by the host between launches: read it past the caches
-    const ulonglong2 offsets = __ldcv(reinterpret_cast<const ulonglong2*>(e));
-    const uint4 meta = __ldcv(reinterpret_cast<const uint4*>(reinterpret_cast<const char*>(e) + 16));
-    copyWords(reinterpret_cast<const uint4*>(launch.base[meta.x & 3u] + offsets.x),
-        reinterpret_cast<uint4*>(launch.base[meta.y & 3u] + offsets.y), meta.z >> 4,
-        threadIdx.x & ((1u << groupShift) - 1u), 1u << groupShift);
+    const ulonglong2 e = __ldcv(reinterpret_cast<const ulonglong2*>(launch.table) + launch.first + index);
+    copyEntry(launch, e, threadIdx.x & ((1u << groupShift) - 1u), groupShift);
 }
 
 extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLaunch params)
@@ -109,9 +101,5 @@ extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLau
         return;
     }
 
-    const ulonglong2 e = params.entries[index];
-    const unsigned long long offsetMask = (1ull << 48) - 1ull;
-    copyWords(reinterpret_cast<const uint4*>(params.launch.base[(e.x >> 48) & 3u] + (e.x & offsetMask)),
-        reinterpret_cast<uint4*>(params.launch.base[(e.x >> 50) & 3u] + (e.y & offsetMask)),
-        (unsigned int)(e.y >> 48) + 1u, threadIdx.x & ((1u << groupShift) - 1u), 1u << groupShift);
+    copyEntry(params.launch, params.entries[index], threadIdx.x & ((1u << groupShift) - 1u), groupShift);
 }

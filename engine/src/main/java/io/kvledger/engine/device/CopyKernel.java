@@ -1,12 +1,9 @@
 package io.kvledger.engine.device;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -16,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * <p>
  * The kernel {@value #ENTRY} copies the entries of a {@link CopyPlanner} table in memory, a group of threads per
  * entry; {@value #ENTRY_PARAMS} copies up to {@value #PARAM_ENTRIES} entries carried in its launch parameter,
- * packed by {@link #packParamEntry}. Each takes one parameter, a struct (see {@link #LAUNCH_BYTES}): JCuda
+ * in the same 16-byte format. Each takes one parameter, a struct (see {@link #LAUNCH_BYTES}): JCuda
  * marshals one parameter held in a direct buffer in about a tenth of the time of eight separate ones. Generated
  * from {@code engine/src/main/cuda/copy.cu}. Free of JCuda, so it can be read and checked on a machine without a
  * GPU. Any thread.
@@ -48,8 +45,6 @@ public final class CopyKernel
     public static final int PARAM_ENTRIES_OFFSET = 64;
     /** Bytes of the one parameter of {@value #ENTRY_PARAMS}: the launch struct, then the entries; 4 KiB. */
     public static final int PARAM_LAUNCH_BYTES = PARAM_ENTRIES_OFFSET + 16 * PARAM_ENTRIES;
-    /** Most bytes one parameter entry moves. */
-    public static final int PARAM_ENTRY_MAX_BYTES = 1 << 20;
 
     private CopyKernel()
     {
@@ -77,30 +72,6 @@ public final class CopyKernel
         {
             throw new IllegalStateException("cuda: copy kernel resource " + RESOURCE + " unreadable: " + ex, ex);
         }
-    }
-
-    /**
-     * Pack entry {@code entry} of a {@link CopyPlanner} table into the parameter table of {@value #ENTRY_PARAMS}:
-     * x = source offset | source pool &lt;&lt; 48 | destination pool &lt;&lt; 50, y = destination offset | (words - 1)
-     * &lt;&lt; 48, little-endian.
-     *
-     * @param table  the planner's table.
-     * @param entry  index of the entry in it.
-     * @param params the parameter table.
-     * @param slot   index of the parameter entry, below {@link #PARAM_ENTRIES}.
-     */
-    static void packParamEntry(
-        final DirectBuffer table, final int entry, final MutableDirectBuffer params, final int slot)
-    {
-        final int at = entry * CopyPlanner.ENTRY_BYTES;
-        final long src = table.getLong(at, ByteOrder.LITTLE_ENDIAN);
-        final long dst = table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN);
-        final long srcPool = table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN);
-        final long dstPool = table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN);
-        final long words = table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN) >>> 4;
-        final int to = PARAM_ENTRIES_OFFSET + 16 * slot;
-        params.putLong(to, src | srcPool << 48 | dstPool << 50, ByteOrder.LITTLE_ENDIAN);
-        params.putLong(to + 8, dst | (words - 1) << 48, ByteOrder.LITTLE_ENDIAN);
     }
 
     /**

@@ -7,7 +7,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * Packs a {@link CopyBatch} into the entry table of the copy kernel ({@code copy.ptx}): one 32-byte entry per
+ * Packs a {@link CopyBatch} into the entry table of the copy kernel ({@code copy.ptx}): one 16-byte entry per
  * chunk of at most {@link #chunkBytes()} bytes, each naming a source and destination pool and byte offset, and
  * splits the table into launch groups where a copy depends on an earlier copy of the same batch.
  * <p>
@@ -27,13 +27,20 @@ import java.util.Arrays;
  * that many bytes (between host and device, or device and device) out of the table: the backend moves them with
  * the copy engine on a side stream while the kernel moves the rest ({@link #directCount()}).
  * <p>
- * Entry layout (little-endian): u64 source offset, u64 destination offset, u32 source pool, u32 destination pool,
- * u32 bytes, u32 unused. Thread ownership: one planner per issuing thread.
+ * Entry layout, 16 bytes, little-endian: u64 x = source offset (bits 0-47) | source pool (bits 48-49) |
+ * destination pool (bits 50-51); u64 y = destination offset (bits 0-47) | 16-byte words minus one (bits 48-63, so
+ * a chunk is at most 1 MiB). Pools are {@link Pool#ordinal()}s. Thread ownership: one planner per issuing thread.
  */
 final class CopyPlanner
 {
     /** Bytes of one table entry. */
-    static final int ENTRY_BYTES = 32;
+    static final int ENTRY_BYTES = 16;
+    /** Most bytes one entry can move: its word count has 16 bits. */
+    static final int MAX_CHUNK_BYTES = 1 << 20;
+    /** Bits of a byte offset in an entry. */
+    static final int OFFSET_BITS = 48;
+    /** Mask of a byte offset in an entry. */
+    static final long OFFSET_MASK = (1L << OFFSET_BITS) - 1;
     /** The kernel moves 16-byte words: every slot size and chunk must be a multiple of this. */
     static final int WORD_BYTES = 16;
 
@@ -109,9 +116,10 @@ final class CopyPlanner
         final int[] slotCounts, final int[] slotBytes, final int chunkBytes, final int maxCopies,
         final boolean sortByHost, final int splitMinBytes, final int splitMaxCopies)
     {
-        if (chunkBytes < WORD_BYTES || chunkBytes % WORD_BYTES != 0)
+        if (chunkBytes < WORD_BYTES || chunkBytes % WORD_BYTES != 0 || chunkBytes > MAX_CHUNK_BYTES)
         {
-            throw new IllegalArgumentException("kernel chunk must be a positive multiple of 16 bytes: " + chunkBytes);
+            throw new IllegalArgumentException("kernel chunk must be a positive multiple of 16 bytes, at most 1 MiB: " +
+                chunkBytes);
         }
         int largest = 0;
         for (int p = 0; p < POOLS; p++)
@@ -287,12 +295,10 @@ final class CopyPlanner
         {
             final int piece = Math.min(chunkBytes, length - offset);
             final int at = entries * ENTRY_BYTES;
-            table.putLong(at, srcBase + offset, ByteOrder.LITTLE_ENDIAN);
-            table.putLong(at + 8, dstBase + offset, ByteOrder.LITTLE_ENDIAN);
-            table.putInt(at + 16, src, ByteOrder.LITTLE_ENDIAN);
-            table.putInt(at + 20, dst, ByteOrder.LITTLE_ENDIAN);
-            table.putInt(at + 24, piece, ByteOrder.LITTLE_ENDIAN);
-            table.putInt(at + 28, 0, ByteOrder.LITTLE_ENDIAN);
+            table.putLong(at, srcBase + offset | (long)src << OFFSET_BITS | (long)dst << (OFFSET_BITS + 2),
+                ByteOrder.LITTLE_ENDIAN);
+            table.putLong(at + 8, dstBase + offset | (long)((piece >>> 4) - 1) << OFFSET_BITS,
+                ByteOrder.LITTLE_ENDIAN);
             entries++;
         }
         bytes += length;

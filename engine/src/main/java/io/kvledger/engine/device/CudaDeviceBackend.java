@@ -180,7 +180,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         kernelGroupThreads = config.kernelGroupThreads();
         mappedTable = config.kernelMappedTable();
         sortByHost = config.kernelSortByHost();
-        paramTable = config.kernelParamTable() && config.kernelChunkBytes() <= CopyKernel.PARAM_ENTRY_MAX_BYTES;
+        paramTable = config.kernelParamTable();
         splitMinBytes = config.kernelSplitMinBytes();
         splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
         batches = new CopyBatch[config.batchCount()];
@@ -775,6 +775,14 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             launchStructs[s].putLong(CopyKernel.LAUNCH_TABLE, deviceAddress(kernelTables), ByteOrder.LITTLE_ENDIAN);
         }
+        if (lastError != SUCCESS)
+        {
+            kernel = null;
+            paramKernel = null;
+            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel's addresses could not be read: " +
+                lastError() + ")";
+            return;
+        }
 
         kernelPath = config.cudaCopyPath() == CudaCopyPath.KERNEL;
         copyPathNote = (kernelPath ? "copy kernel" : "direct copies (one cuMemcpyAsync per slot; copy kernel loaded)") +
@@ -1043,10 +1051,8 @@ public final class CudaDeviceBackend implements DeviceBackend
                 final UnsafeBuffer params = paramLaunchStructs[stream];
                 params.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
                 params.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
-                for (int e = 0; e < count; e++)
-                {
-                    CopyKernel.packParamEntry(table, start + e, params, e);
-                }
+                params.putBytes(CopyKernel.PARAM_ENTRIES_OFFSET, table, start * CopyPlanner.ENTRY_BYTES,
+                    count * CopyPlanner.ENTRY_BYTES);
                 rc = JCudaDriver.cuLaunchKernel(paramKernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
                     paramLaunchParams[stream], null);
             }
@@ -1353,13 +1359,12 @@ public final class CudaDeviceBackend implements DeviceBackend
             JCudaDriver.cuMemcpyDtoHAsync(host, device, bytes, streams[stream]), "cuMemcpyAsync");
     }
 
-    /** The address a device pointer holds, as the kernel sees it. */
-    private static long deviceAddress(final CUdeviceptr pointer)
+    /** The address a device pointer holds, as the kernel sees it; 0 (and the error recorded) when unreadable. */
+    private long deviceAddress(final CUdeviceptr pointer)
     {
         final long[] address = new long[1];
-        check(JCudaDriver.cuPointerGetAttribute(Pointer.to(address),
-            CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, pointer), "cuPointerGetAttribute");
-        return address[0];
+        return record(JCudaDriver.cuPointerGetAttribute(Pointer.to(address),
+            CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, pointer)) ? address[0] : 0;
     }
 
     private boolean record(final int rc)

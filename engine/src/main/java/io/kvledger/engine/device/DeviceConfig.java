@@ -447,7 +447,7 @@ public final class DeviceConfig
     /**
      * Set the most bytes one thread block of the copy kernel moves.
      *
-     * @param kernelChunkBytes a positive multiple of 16.
+     * @param kernelChunkBytes a positive multiple of 16, at most 1 MiB.
      * @return this for a fluent style.
      */
     public DeviceConfig kernelChunkBytes(final int kernelChunkBytes)
@@ -693,9 +693,9 @@ public final class DeviceConfig
         {
             throw new IllegalArgumentException("cudaCopyPath must be kernel or direct");
         }
-        if (kernelChunkBytes < 16 || (kernelChunkBytes & 15) != 0)
+        if (kernelChunkBytes < 16 || (kernelChunkBytes & 15) != 0 || kernelChunkBytes > (1 << 20))
         {
-            throw new IllegalArgumentException("kernelChunkBytes must be a positive multiple of 16: " +
+            throw new IllegalArgumentException("kernelChunkBytes must be a positive multiple of 16, at most 1 MiB: " +
                 kernelChunkBytes);
         }
         if (kernelThreads < 32 || kernelThreads > 1024 || (kernelThreads & 31) != 0)

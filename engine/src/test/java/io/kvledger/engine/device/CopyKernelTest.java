@@ -1,10 +1,7 @@
 package io.kvledger.engine.device;
 
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -76,37 +73,14 @@ class CopyKernelTest
         assertEquals(18, count(code, "ld.global.cg.v4.u32"), "eight 16-byte loads in flight, then one at a time, " +
             "in each of the two kernels");
         assertEquals(18, count(code, "st.global.cg.v4.u32"), "and their stores");
-        assertTrue(code.contains("ld.global.cv.v2.u64") && code.contains("ld.global.cv.v4.u32"),
-            "the table, written by the host between launches, is read uncached");
+        assertEquals(1, count(code, "ld.global.cv.v2.u64"),
+            "a table entry, written by the host between launches, is read uncached, 16 bytes at once");
         final Matcher stride = Pattern.compile("shl\\.b64 %rd\\d+, %rd\\d+, (\\d+);").matcher(code);
         assertTrue(stride.find(), "the entry index scaled by a shift");
         assertEquals(CopyPlanner.ENTRY_BYTES, 1 << Integer.parseInt(stride.group(1)),
             "entry stride is CopyPlanner.ENTRY_BYTES");
         assertTrue(code.contains("[kvledger_copy_param_0+" + CopyKernel.LAUNCH_COUNT + "]"),
             "count and shift read at the offsets the backend writes them");
-    }
-
-    @Test
-    void shouldPackAParameterEntryAsTheKernelUnpacksIt()
-    {
-        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(2 * CopyPlanner.ENTRY_BYTES));
-        table.putLong(32, 0x1234_5678_9ABCL, ByteOrder.LITTLE_ENDIAN);
-        table.putLong(40, 0xFEDC_BA98_7650L, ByteOrder.LITTLE_ENDIAN);
-        table.putInt(48, 2, ByteOrder.LITTLE_ENDIAN);
-        table.putInt(52, 1, ByteOrder.LITTLE_ENDIAN);
-        table.putInt(56, 1 << 20, ByteOrder.LITTLE_ENDIAN);
-        final UnsafeBuffer params = new UnsafeBuffer(ByteBuffer.allocateDirect(CopyKernel.PARAM_LAUNCH_BYTES));
-
-        CopyKernel.packParamEntry(table, 1, params, 3);
-
-        final long x = params.getLong(CopyKernel.PARAM_ENTRIES_OFFSET + 48, ByteOrder.LITTLE_ENDIAN);
-        final long y = params.getLong(CopyKernel.PARAM_ENTRIES_OFFSET + 56, ByteOrder.LITTLE_ENDIAN);
-        final long offsetMask = (1L << 48) - 1;
-        assertEquals(0x1234_5678_9ABCL, x & offsetMask, "source offset");
-        assertEquals(2, x >>> 48 & 3, "source pool");
-        assertEquals(1, x >>> 50 & 3, "destination pool");
-        assertEquals(0xFEDC_BA98_7650L, y & offsetMask, "destination offset");
-        assertEquals(1 << 20, ((y >>> 48) + 1) * 16, "bytes: words minus one in the top 16 bits");
     }
 
     @Test

@@ -267,6 +267,23 @@ class CopyPlannerTest
     }
 
     @Test
+    void shouldPackAMegabyteChunkAndLargeOffsetsIntoSixteenBytes()
+    {
+        final int[] counts = { 4, 1 << 16, 4, 1 << 16 };
+        final int[] bytes = { 1 << 20, 1 << 20, 1 << 20, 1 << 20 };
+        final CopyPlanner planner = new CopyPlanner(counts, bytes, 1 << 20, 2);
+        final CopyBatch batch = new CopyBatch(this, 0, 2, counts);
+        batch.claimed();
+        batch.add(Pool.HOST_MAMBA, 65_535, Pool.DEVICE_MAMBA, 40_000);
+        final UnsafeBuffer table = table(planner);
+
+        assertEquals(1, planner.plan(batch, 1, table));
+
+        assertEntry(table, 0, 65_535L << 20, 40_000L << 20, Pool.HOST_MAMBA, Pool.DEVICE_MAMBA, 1 << 20);
+        assertThrows(IllegalArgumentException.class, () -> new CopyPlanner(counts, bytes, (1 << 20) + 16, 2));
+    }
+
+    @Test
     void shouldGiveAWarpToASmallPageAndABlockToALargeChunk()
     {
         assertEquals(32, CudaDeviceBackend.groupThreads(0, 256, 16));
@@ -353,13 +370,8 @@ class CopyPlannerTest
         final byte[][] before = copyOf(memory);
         for (final int e : order)
         {
-            final int at = e * CopyPlanner.ENTRY_BYTES;
-            final long srcOffset = table.getLong(at, ByteOrder.LITTLE_ENDIAN);
-            final long dstOffset = table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN);
-            final int src = table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN);
-            final int dst = table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN);
-            final int length = table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN);
-            System.arraycopy(before[src], (int)srcOffset, memory[dst], (int)dstOffset, length);
+            final Decoded d = decode(table, e);
+            System.arraycopy(before[d.src], (int)d.srcOffset, memory[d.dst], (int)d.dstOffset, d.bytes);
         }
     }
 
@@ -437,12 +449,25 @@ class CopyPlannerTest
     private static void assertEntry(final UnsafeBuffer table, final int entry, final long srcOffset,
         final long dstOffset, final Pool src, final Pool dst, final int bytes)
     {
+        final Decoded d = decode(table, entry);
+        assertEquals(srcOffset, d.srcOffset, "source offset of entry " + entry);
+        assertEquals(dstOffset, d.dstOffset, "destination offset of entry " + entry);
+        assertEquals(src.ordinal(), d.src, "source pool of entry " + entry);
+        assertEquals(dst.ordinal(), d.dst, "destination pool of entry " + entry);
+        assertEquals(bytes, d.bytes, "bytes of entry " + entry);
+    }
+
+    /** An entry as the kernel reads it: x = source offset | pools at bits 48 and 50, y = destination | words - 1. */
+    private static Decoded decode(final UnsafeBuffer table, final int entry)
+    {
         final int at = entry * CopyPlanner.ENTRY_BYTES;
-        assertEquals(srcOffset, table.getLong(at, ByteOrder.LITTLE_ENDIAN), "source offset of entry " + entry);
-        assertEquals(dstOffset, table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN), "destination offset of entry " + entry);
-        assertEquals(src.ordinal(), table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN), "source pool of entry " + entry);
-        assertEquals(dst.ordinal(), table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN),
-            "destination pool of entry " + entry);
-        assertEquals(bytes, table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN), "bytes of entry " + entry);
+        final long x = table.getLong(at, ByteOrder.LITTLE_ENDIAN);
+        final long y = table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN);
+        return new Decoded(x & CopyPlanner.OFFSET_MASK, y & CopyPlanner.OFFSET_MASK, (int)(x >>> 48 & 3),
+            (int)(x >>> 50 & 3), (int)((y >>> 48) + 1) * 16);
+    }
+
+    private record Decoded(long srcOffset, long dstOffset, int src, int dst, int bytes)
+    {
     }
 }
