@@ -779,8 +779,8 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             kernel = null;
             paramKernel = null;
-            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel's addresses could not be read: " +
-                lastError() + ")";
+            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel's addresses could not be " +
+                "read: " + lastError() + ")";
             return;
         }
 
