@@ -45,9 +45,10 @@ import java.util.concurrent.locks.LockSupport;
  * table). A group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
  * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
  * address. In a batch that is one launch, up to {@link DeviceConfig#kernelSplitMaxCopies()} copies of at least
- * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine on a side stream, issued first,
- * while the kernel moves the rest; events order the side stream after the stream's earlier work and the batch's
- * completion after both. A batch whose copies depend on each other takes one launch per dependent group.
+ * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine, issued before the launch on
+ * the batch's stream, so they move while the launch call is made; or, if so configured, on a side stream beside the
+ * kernel, with events ordering the side stream after the stream's earlier work and the batch's completion after
+ * both. A batch whose copies depend on each other takes one launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
  * run (slot sizes not multiples of 16 bytes, or the module fails to load: {@link #describe()} says which).
  * <p>
@@ -113,6 +114,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final boolean paramTable;
     private final int splitMinBytes;
     private final int splitMaxCopies;
+    private final boolean splitSideStream;
     private final CUstream[] sideStreams = new CUstream[STREAMS];
     private final CUevent[] forkEvents = new CUevent[STREAMS];
     private final CUevent[] joinEvents = new CUevent[STREAMS];
@@ -183,6 +185,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         paramTable = config.kernelParamTable();
         splitMinBytes = config.kernelSplitMinBytes();
         splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
+        splitSideStream = config.kernelSplitSideStream();
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
@@ -713,7 +716,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch, sortByHost,
                 splitMinBytes, splitMaxCopies);
-            if (splitMaxCopies > 0)
+            if (splitMaxCopies > 0 && splitSideStream)
             {
                 sideStreams[s] = new CUstream();
                 check(JCudaDriver.cuStreamCreate(sideStreams[s], CUstream_flags.CU_STREAM_NON_BLOCKING),
@@ -792,7 +795,7 @@ public final class CudaDeviceBackend implements DeviceBackend
             (paramTable ? "entries in the launch parameters up to " + CopyKernel.PARAM_ENTRIES + ", else " : "") +
             "table " + (mappedTable ? "mapped" : "copied") + (sortByHost ? ", sorted by host slot" : "") +
             (splitMaxCopies > 0 ? ", up to " + splitMaxCopies + " copies of " + Sizes.bytes(splitMinBytes) +
-            " or more by the copy engine beside it" : "") + ")";
+            " or more by the copy engine " + (splitSideStream ? "beside it" : "before it") : "") + ")";
     }
 
     private void releaseResources()
@@ -1028,7 +1031,8 @@ public final class CudaDeviceBackend implements DeviceBackend
         final UnsafeBuffer table = hostTableBuffer[index];
         final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
         final int direct = planner.directCount();
-        if (direct > 0 && !enqueueSide(batch, stream, direct))
+        if (direct > 0 && !(splitSideStream ? enqueueSide(batch, stream, direct) : enqueueDirectFirst(batch, stream,
+            direct)))
         {
             return -1;
         }
@@ -1080,11 +1084,29 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             streamLaunches[stream * PAD]++;
         }
-        if (direct > 0 && !record(JCudaDriver.cuStreamWaitEvent(cuStream, joinEvents[stream], 0)))
+        if (direct > 0 && splitSideStream && !record(JCudaDriver.cuStreamWaitEvent(cuStream, joinEvents[stream], 0)))
         {
             return -1;
         }
         return planner.bytes();
+    }
+
+    /** The plan's copy-engine copies on the batch's stream, before its launches. */
+    private boolean enqueueDirectFirst(final CopyBatch batch, final int stream, final int direct)
+    {
+        final CopyPlanner planner = planners[stream];
+        for (int k = 0; k < direct; k++)
+        {
+            final int i = planner.directCopy(k);
+            final Pool srcPool = batch.srcPool(i);
+            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i),
+                slotBytes[srcPool.ordinal()], streams[stream])))
+            {
+                return false;
+            }
+            streamCopyCalls[stream * PAD]++;
+        }
+        return true;
     }
 
     /**
