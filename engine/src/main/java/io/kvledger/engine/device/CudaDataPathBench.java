@@ -269,7 +269,7 @@ public final class CudaDataPathBench
             final UnaryOperator<DeviceConfig> noSplit = c -> c.kernelSplitMinBytes(0);
             final UnaryOperator<DeviceConfig> table = c -> c.kernelParamTable(false);
             best = Math.min(best, prBenchLoad("no split", noSplit, LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("split beside", c -> c.kernelSplitSideStream(true), LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("split before", c -> c.kernelSplitSideStream(false), LoadMode.KERNEL));
             best = Math.min(best, prBenchLoad("table copied", table, LoadMode.KERNEL));
             best = Math.min(best, prBenchLoad("old shape", c -> noSplit.apply(table.apply(c)).kernelGroupThreads(256),
                 LoadMode.KERNEL));

@@ -45,10 +45,10 @@ import java.util.concurrent.locks.LockSupport;
  * table). A group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
  * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
  * address. In a batch that is one launch, up to {@link DeviceConfig#kernelSplitMaxCopies()} copies of at least
- * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine, issued before the launch on
- * the batch's stream, so they move while the launch call is made; or, if so configured, on a side stream beside the
- * kernel, with events ordering the side stream after the stream's earlier work and the batch's completion after
- * both. A batch whose copies depend on each other takes one launch per dependent group.
+ * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine, issued before the launch so
+ * that they move while the launch call is made: by default on a side stream beside the kernel, with events
+ * ordering the side stream after the stream's earlier work and the batch's completion after both; or, if so
+ * configured, on the batch's stream just before the launch. A batch whose copies depend on each other takes one launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
  * run (slot sizes not multiples of 16 bytes, or the module fails to load: {@link #describe()} says which).
  * <p>
