@@ -48,7 +48,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine, issued before the launch so
  * that they move while the launch call is made: by default on a side stream beside the kernel, with events
  * ordering the side stream after the stream's earlier work and the batch's completion after both; or, if so
- * configured, on the batch's stream just before the launch. A batch whose copies depend on each other takes one launch per dependent group.
+ * configured, on the batch's stream just before the launch. A batch whose copies depend on each other takes one
+ * launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
  * run (slot sizes not multiples of 16 bytes, or the module fails to load: {@link #describe()} says which).
  * <p>
