@@ -6,11 +6,14 @@
 #   jlink --add-modules java.base,java.logging,jdk.unsupported,java.management,jdk.management,java.naming,jdk.jfr \
 #         --strip-debug --no-header-files --no-man-pages --compress=2 --output .device/jre
 #   cp scripts/gpu-check.sh .device/gpu.sh
-# then run `bash .device/gpu.sh [quick|full]` on the GPU machine; results go to $OUT (at most 8 files come back).
+# then run `bash .device/gpu.sh [quick|full|explore]` on the GPU machine; results go to $OUT (at most 8 files come
+# back).
 #   quick: self-check, the data-path benchmark with 1 repeat, a short pr-bench run on cuda, the retract race.
 #   full:  self-check; `bench --device cuda --data-path`; pr-bench on cuda (64 KiB pages, 1 MiB states) with a JFR
 #          recording and the backend's counters, its check and replay; the same run with --io-backend direct and on
 #          host memory; the retract race on cuda with and without FREE_ON_RETRACT_WITH_QUEUED_LOAD.
+#   explore: full, and the data-path benchmark also measures the copy kernel's settings one at a time
+#          (-Dkvledger.bench.explore=true).
 MODE=${1:-full}
 cd "$(dirname "$0")"
 FLAGS="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Djava.io.tmpdir=/tmp -Dkvledger.cuda.stats=true"
@@ -18,6 +21,8 @@ J="./jre/bin/java $FLAGS"
 CP="lib/*"
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT; rm -rf /tmp/kv; mkdir -p /tmp/kv
 K() { $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain "$@"; }
+KX() { $J -Dkvledger.bench.explore=$([ "$MODE" = explore ] && echo true || echo false) -cp "$CP" \
+  io.kvledger.replay.cli.KvledgerMain "$@"; }
 step() { echo; echo "\$ $*"; }
 
 {
@@ -29,9 +34,9 @@ step() { echo; echo "\$ $*"; }
   $J -cp "$CP" io.kvledger.engine.device.CudaSelfCheck; echo "exit=$?"
 } > $OUT/selfcheck.txt 2>&1
 
-if [ "$MODE" = quick ]; then REPEATS=1; else REPEATS=5; fi
+if [ "$MODE" = quick ]; then REPEATS=1; else REPEATS=7; fi
 { step kvledger bench --device cuda --data-path --repeats $REPEATS
-  ( time K bench --device cuda --data-path --repeats $REPEATS ) 2>&1; echo "exit=$?"
+  ( time KX bench --device cuda --data-path --repeats $REPEATS ) 2>&1; echo "exit=$?"
   step kvledger bench --data-path "(no --device cuda)"; K bench --data-path; echo "exit=$?"
 } > $OUT/datapath.txt 2>&1
 

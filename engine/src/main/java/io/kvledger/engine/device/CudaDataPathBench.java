@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 /**
  * The data-path benchmark of {@code kvledger bench --device cuda --data-path}: for each page size (4 KiB to
@@ -22,8 +23,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * a pr-bench load (64 pages of 64 KiB and a 1 MiB Mamba state in one batch) from launch to completion, for a few
  * kernel shapes, and from submit to the completion callback through the running backend.
  * <p>
- * GPU times come from CUDA events around each batch on the load stream (median of the repeats); the pr-bench
- * latency is wall time from the enqueue call to {@code cuEventQuery} reporting the batch done. Single-threaded.
+ * GPU times come from CUDA events around each batch on the load stream (median of the repeats). For the kernel
+ * the batch is planned on the host first (the entry table written), and the events time what the GPU does: the
+ * table copy where the table is not mapped, and the launches; the host's planning time is printed beside it. The
+ * pr-bench latency is wall time from the enqueue call (planning included) to {@code cuEventQuery} reporting the
+ * batch done. With the system property {@code kvledger.bench.explore=true} it also measures the kernel's settings
+ * one at a time (table mapped or copied, entries sorted or not, threads per entry, registered host pools, chunk
+ * size), which is how the defaults were chosen. Single-threaded.
  */
 public final class CudaDataPathBench
 {
@@ -39,12 +45,16 @@ public final class CudaDataPathBench
     private static final int PR_PAGES = 64;
     private static final int PR_PAGE_BYTES = 64 << 10;
     private static final int PR_STATE_BYTES = 1 << 20;
+    private static final int PLAN_WARM_UP = 30;
+    /** Loads before the timed ones: the planner's code compiled by the JIT, as in a running engine. */
+    private static final int LOAD_WARM_UP = 1000;
 
     private final PrintWriter out;
     private final int repeats;
     private final SplittableRandom random;
     private int failures;
     private int goalsMissed;
+    private double lastPlanUs;
 
     private CudaDataPathBench(final PrintWriter out, final int repeats, final long seed)
     {
@@ -102,37 +112,65 @@ public final class CudaDataPathBench
     {
         out.println("data path: " + CudaDeviceBackend.probeDescription());
         out.printf(Locale.ROOT, "scattered pages, random slot ids, one batch per direction; GB/s = 1e9 bytes/s by " +
-            "CUDA events, median of %d runs; %% of the single copy of the same bytes%n", repeats);
-        out.println("page       pages  batch    | H2D kernel       H2D per-page     H2D single | " +
-            "D2H kernel       D2H per-page     D2H single | digests");
+            "CUDA events, median of %d runs; %% of the single copy of the same bytes; plan = host time to write the " +
+            "kernel's entry table (not in the GPU time)%n", repeats);
+        header();
         for (final int pageBytes : PAGE_SIZES)
         {
-            pageSize(pageBytes, false, false, true);
+            pageSize(pageBytes, "", c -> c, false, true, true);
             out.flush();
         }
-        out.println("the same with host pools registered (2 MiB-aligned direct buffers, cuMemHostRegister), and with " +
-            "sequential slot ids (pinned, slot i to slot i): where the scattered cost comes from");
-        for (final int pageBytes : PAGE_SIZES)
-        {
-            pageSize(pageBytes, true, false, false);
-            out.flush();
-        }
+        out.println("the same with sequential slot ids (slot i to slot i): where the scattered cost comes from");
         for (final int pageBytes : new int[]{ 4 << 10, 64 << 10 })
         {
-            pageSize(pageBytes, false, true, false);
+            pageSize(pageBytes, " seq", c -> c, true, true, false);
             out.flush();
+        }
+        if (Boolean.getBoolean("kvledger.bench.explore"))
+        {
+            explore();
         }
         out.println();
         prBenchLoad();
     }
 
-    private void pageSize(final int pageBytes, final boolean registered, final boolean sequential, final boolean goal)
+    private void header()
+    {
+        out.println("page        pages  batch    | H2D kernel       H2D per-page     H2D single plan us | " +
+            "D2H kernel       D2H per-page     D2H single plan us | digests");
+    }
+
+    /** The kernel's settings one at a time, on random slots (defaults: table copied, unsorted, threads by size). */
+    private void explore()
+    {
+        out.println();
+        out.println("explore: kernel settings one at a time (old = a 256-thread block per entry, the previous " +
+            "kernel's shape; mapped = the kernel reads the table from mapped pinned host memory)");
+        header();
+        final UnaryOperator<DeviceConfig> old = c -> c.kernelGroupThreads(256);
+        for (final int pageBytes : new int[]{ 4 << 10, 16 << 10, 64 << 10 })
+        {
+            pageSize(pageBytes, " old", old, false, false, false);
+            pageSize(pageBytes, " sorted", c -> c.kernelSortByHost(true), false, false, false);
+            pageSize(pageBytes, " mapped", c -> c.kernelMappedTable(true), false, false, false);
+            pageSize(pageBytes, " reg", c -> c.cudaRegisteredHost(true), false, false, false);
+            if (pageBytes == (4 << 10))
+            {
+                pageSize(pageBytes, " grp64", c -> c.kernelGroupThreads(64), false, false, false);
+            }
+            out.flush();
+        }
+    }
+
+    private void pageSize(
+        final int pageBytes, final String variant, final UnaryOperator<DeviceConfig> settings, final boolean sequential,
+        final boolean direct, final boolean goal)
     {
         final int pages = pagesFor(pageBytes);
-        final DeviceConfig config = new DeviceConfig()
+        final DeviceConfig config = settings.apply(new DeviceConfig()
             .kvPageBytes(pageBytes).mambaStateBytes(pageBytes)
             .deviceKvPages(2 * pages).hostKvPages(3 * pages).deviceMambaSlots(1).hostMambaSlots(1)
-            .maxCopiesPerBatch(pages).batchCount(2).cudaRegisteredHost(registered);
+            .maxCopiesPerBatch(pages).batchCount(2));
         try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
         {
             backend.bindContext();
@@ -164,7 +202,12 @@ public final class CudaDataPathBench
                     expected[i] = backend.digest(Pool.HOST_KV, hostSlots[i]);
                 }
                 final double h2dKernel = gbps(bytes, timer.batch(backend, kernelBatch, true, repeats));
-                final double h2dDirect = gbps(bytes, timer.batch(backend, directBatch, false, repeats));
+                final double h2dPlan = lastPlanUs;
+                final double h2dDirect = direct ? gbps(bytes, timer.batch(backend, directBatch, false, repeats)) : 0;
+                if (!direct)
+                {
+                    timer.batch(backend, directBatch, true, 1);
+                }
                 int mismatches = 0;
                 for (int i = 0; i < pages; i++)
                 {
@@ -180,7 +223,12 @@ public final class CudaDataPathBench
                     directBatch.add(Pool.DEVICE_KV, deviceSlots[pages + i], Pool.HOST_KV, hostSlots[2 * pages + i]);
                 }
                 final double d2hKernel = gbps(bytes, timer.batch(backend, kernelBatch, true, repeats));
-                final double d2hDirect = gbps(bytes, timer.batch(backend, directBatch, false, repeats));
+                final double d2hPlan = lastPlanUs;
+                final double d2hDirect = direct ? gbps(bytes, timer.batch(backend, directBatch, false, repeats)) : 0;
+                if (!direct)
+                {
+                    timer.batch(backend, directBatch, true, 1);
+                }
                 for (int i = 0; i < pages; i++)
                 {
                     mismatches += backend.digest(Pool.HOST_KV, hostSlots[pages + i]) == expected[i] ? 0 : 1;
@@ -196,12 +244,13 @@ public final class CudaDataPathBench
                 {
                     goalsMissed++;
                 }
-                final String label = Sizes.bytes(pageBytes) + (registered ? " reg" : sequential ? " seq" : "");
-                out.printf(Locale.ROOT, "%-10s %-6d %-8s | %-16s %-16s %-10s | %-16s %-16s %-10s | %d of %d " +
-                    "mismatched; kernel >= 90%%: %s%n", label, pages, Sizes.bytes(bytes),
-                    share(h2dKernel, h2dSingle), share(h2dDirect, h2dSingle), String.format(Locale.ROOT, "%.1f",
-                    h2dSingle), share(d2hKernel, d2hSingle), share(d2hDirect, d2hSingle),
-                    String.format(Locale.ROOT, "%.1f", d2hSingle), mismatches, 4 * pages, met ? "yes" : "NO");
+                final String label = Sizes.bytes(pageBytes) + variant;
+                out.printf(Locale.ROOT, "%-11s %-6d %-8s | %-16s %-16s %-10s %-7.0f | %-16s %-16s %-10s %-7.0f | " +
+                    "%d of %d mismatched; kernel >= 90%%: %s%n", label, pages, Sizes.bytes(bytes),
+                    share(h2dKernel, h2dSingle), direct ? share(h2dDirect, h2dSingle) : "-",
+                    String.format(Locale.ROOT, "%.1f", h2dSingle), h2dPlan, share(d2hKernel, d2hSingle),
+                    direct ? share(d2hDirect, d2hSingle) : "-", String.format(Locale.ROOT, "%.1f", d2hSingle), d2hPlan,
+                    mismatches, 4 * pages, met ? "yes" : "NO");
             }
         }
     }
@@ -209,83 +258,167 @@ public final class CudaDataPathBench
     private void prBenchLoad()
     {
         out.printf(Locale.ROOT, "pr-bench load: %d pages of %s (random slots) + one %s Mamba state in one batch; " +
-            "launch to completion = enqueue call to cuEventQuery done, wall time, %d samples%n", PR_PAGES,
-            Sizes.bytes(PR_PAGE_BYTES), Sizes.bytes(PR_STATE_BYTES), 200);
-        final int[][] shapes = { { 256, 16 << 10 }, { 256, 32 << 10 }, { 256, 64 << 10 }, { 512, 32 << 10 },
-            { 512, 64 << 10 }, { 1024, 64 << 10 } };
-        double best = Double.MAX_VALUE;
-        for (final int[] shape : shapes)
+            "launch to completion = enqueue call (planning included) to cuEventQuery done, wall time, %d samples " +
+            "after %d untimed loads%n", PR_PAGES, Sizes.bytes(PR_PAGE_BYTES), Sizes.bytes(PR_STATE_BYTES), 200,
+            LOAD_WARM_UP);
+        final double defaultShape = prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
+        final boolean explore = Boolean.getBoolean("kvledger.bench.explore");
+        double best = defaultShape;
+        if (explore)
         {
-            best = Math.min(best, prBenchLoad(shape[0], shape[1], true, false));
+            final UnaryOperator<DeviceConfig> noSplit = c -> c.kernelSplitMinBytes(0);
+            final UnaryOperator<DeviceConfig> table = c -> c.kernelParamTable(false);
+            best = Math.min(best, prBenchLoad("no split", noSplit, LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("split before", c -> c.kernelSplitSideStream(false), LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("table copied", table, LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("old shape", c -> noSplit.apply(table.apply(c)).kernelGroupThreads(256),
+                LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("table mapped", c -> noSplit.apply(table.apply(c))
+                .kernelMappedTable(true), LoadMode.KERNEL));
+            best = Math.min(best, prBenchLoad("sorted", c -> c.kernelSortByHost(true), LoadMode.KERNEL));
+            for (final int chunk : new int[]{ 16 << 10, 64 << 10 })
+            {
+                best = Math.min(best, prBenchLoad("chunk " + Sizes.bytes(chunk), c -> c.kernelChunkBytes(chunk),
+                    LoadMode.KERNEL));
+            }
+            best = Math.min(best, prBenchLoad("split by bench", noSplit, LoadMode.SPLIT));
+            prBenchLoad("one page, table", table, LoadMode.ONE_PAGE);
+            prBenchLoad("one page", c -> c, LoadMode.ONE_PAGE);
+            prBenchLoad("single copy", c -> c, LoadMode.SINGLE);
         }
-        best = Math.min(best, prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT, DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT,
-            true, true));
-        prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT, DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT, false, false);
-        final double defaultShape = prBenchLoad(DeviceConfig.KERNEL_THREADS_DEFAULT,
-            DeviceConfig.KERNEL_CHUNK_BYTES_DEFAULT, true, false);
+        prBenchLoad("per-page", c -> c.cudaCopyPath(CudaCopyPath.DIRECT), LoadMode.DIRECT);
+        final double again = prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
         if (defaultShape > GOAL_LOAD_US)
         {
             goalsMissed++;
         }
-        out.printf(Locale.ROOT, "pr-bench load goal <= %.0f us: default shape p50 %.1f us (%s), best shape p50 " +
-            "%.1f us%n", GOAL_LOAD_US, defaultShape, defaultShape <= GOAL_LOAD_US ? "met" : "MISSED", best);
+        out.printf(Locale.ROOT, "pr-bench load goal <= %.0f us: default settings p50 %.1f us (%s; again: %.1f us), " +
+            "best p50 %.1f us%n", GOAL_LOAD_US, defaultShape, defaultShape <= GOAL_LOAD_US ? "met" : "MISSED", again,
+            best);
         submitToCallback();
     }
 
-    private double prBenchLoad(final int threads, final int chunkBytes, final boolean useKernel,
-        final boolean registered)
+    /** How a pr-bench load is issued. */
+    private enum LoadMode
     {
-        final DeviceConfig config = prBenchConfig().kernelThreads(threads).kernelChunkBytes(chunkBytes)
-            .cudaRegisteredHost(registered);
+        /** The whole batch by the copy kernel, one launch. */
+        KERNEL,
+        /** One cuMemcpyAsync per slot. */
+        DIRECT,
+        /**
+         * The pages by the kernel on the load stream, the state by one cuMemcpyAsync on the compute stream, issued
+         * first, no events between them (the backend's split, without its fork and join).
+         */
+        SPLIT,
+        /** One page by the kernel: the fixed cost of a launch and its completion. */
+        ONE_PAGE,
+        /** One contiguous cuMemcpyAsync of the same bytes: the copy engine's floor. */
+        SINGLE
+    }
+
+    private double prBenchLoad(final String label, final UnaryOperator<DeviceConfig> settings, final LoadMode mode)
+    {
+        final DeviceConfig config = settings.apply(prBenchConfig());
         try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
         {
             backend.bindContext();
             final CopyBatch batch = backend.claimBatch();
             final long[] expected = prBenchBatch(backend, batch);
-            final CUstream stream = backend.stream(CudaDeviceBackend.LOAD_STREAM);
+            final CopyBatch pages = backend.claimBatch();
+            final CopyBatch state = backend.claimBatch();
+            final int count = mode == LoadMode.ONE_PAGE ? 1 : PR_PAGES;
+            for (int i = 0; i < count; i++)
+            {
+                pages.add(batch.srcPool(i), batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i));
+            }
+            state.add(batch.srcPool(PR_PAGES), batch.srcSlot(PR_PAGES), batch.dstPool(PR_PAGES),
+                batch.dstSlot(PR_PAGES));
+            final long loadBytes = mode == LoadMode.ONE_PAGE ? PR_PAGE_BYTES :
+                PR_PAGES * (long)PR_PAGE_BYTES + PR_STATE_BYTES;
+            final CUstream load = backend.stream(CudaDeviceBackend.LOAD_STREAM);
+            final CUstream compute = backend.stream(CudaDeviceBackend.COMPUTE_STREAM);
             final CUevent done = new CUevent();
+            final CUevent stateDone = new CUevent();
             check(JCudaDriver.cuEventCreate(done, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-            final int warmUp = 20;
+            check(JCudaDriver.cuEventCreate(stateDone, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
             final int samples = 200;
             final long[] ns = new long[samples];
+            final long[] issueNs = new long[samples];
             try
             {
-                for (int i = 0; i < warmUp + samples; i++)
+                for (int i = 0; i < LOAD_WARM_UP + samples; i++)
                 {
                     final long start = System.nanoTime();
-                    backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, useKernel);
-                    check(JCudaDriver.cuEventRecord(done, stream), "cuEventRecord");
-                    int rc;
-                    while ((rc = JCudaDriver.cuEventQuery(done)) == CUresult.CUDA_ERROR_NOT_READY)
+                    switch (mode)
                     {
-                        Thread.onSpinWait();
+                        case KERNEL:
+                            backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, true);
+                            break;
+                        case DIRECT:
+                            backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, false);
+                            break;
+                        case ONE_PAGE:
+                            backend.enqueueNow(pages, CudaDeviceBackend.LOAD_STREAM, true);
+                            break;
+                        case SINGLE:
+                            backend.enqueueSingleCopy(Pool.HOST_KV, Pool.DEVICE_KV, loadBytes, true,
+                                CudaDeviceBackend.LOAD_STREAM);
+                            break;
+                        default:
+                            backend.enqueueNow(state, CudaDeviceBackend.COMPUTE_STREAM, false);
+                            backend.enqueueNow(pages, CudaDeviceBackend.LOAD_STREAM, true);
+                            break;
                     }
-                    check(rc, "cuEventQuery");
-                    final long took = System.nanoTime() - start;
-                    if (i >= warmUp)
+                    check(JCudaDriver.cuEventRecord(done, load), "cuEventRecord");
+                    if (mode == LoadMode.SPLIT)
                     {
-                        ns[i - warmUp] = took;
+                        check(JCudaDriver.cuEventRecord(stateDone, compute), "cuEventRecord");
+                    }
+                    final long issued = System.nanoTime() - start;
+                    waitFor(done);
+                    if (mode == LoadMode.SPLIT)
+                    {
+                        waitFor(stateDone);
+                    }
+                    final long took = System.nanoTime() - start;
+                    if (i >= LOAD_WARM_UP)
+                    {
+                        ns[i - LOAD_WARM_UP] = took;
+                        issueNs[i - LOAD_WARM_UP] = issued;
                     }
                 }
             }
             finally
             {
                 JCudaDriver.cuEventDestroy(done);
+                JCudaDriver.cuEventDestroy(stateDone);
             }
-            final int mismatches = prBenchMismatches(backend, batch, expected);
+            final int mismatches = mode == LoadMode.SINGLE || mode == LoadMode.ONE_PAGE ? 0 :
+                prBenchMismatches(backend, batch, expected);
             if (mismatches > 0)
             {
                 failures++;
             }
             Arrays.sort(ns);
+            Arrays.sort(issueNs);
             final double p50 = ns[samples / 2] / 1e3;
-            out.printf(Locale.ROOT, "  %-10s %4d threads, chunks of %-7s: p50 %6.1f us, p90 %6.1f us, max %7.1f us " +
-                "(%.1f GB/s at p50); %d of %d digests mismatched%n",
-                (useKernel ? "kernel" : "per-page") + (registered ? " reg" : ""),
-                threads, Sizes.bytes(chunkBytes), p50, ns[samples * 9 / 10] / 1e3, ns[samples - 1] / 1e3,
-                (PR_PAGES * (double)PR_PAGE_BYTES + PR_STATE_BYTES) / (p50 * 1e3), mismatches, PR_PAGES + 1);
+            out.printf(Locale.ROOT, "  %-15s: p50 %6.1f us, p90 %6.1f us, max %7.1f us (%.1f GB/s at p50; issue " +
+                "calls p50 %.1f us); %s; %s%n", label, p50, ns[samples * 9 / 10] / 1e3, ns[samples - 1] / 1e3,
+                loadBytes / (p50 * 1e3), issueNs[samples / 2] / 1e3,
+                mode == LoadMode.SINGLE || mode == LoadMode.ONE_PAGE ? "not checked" :
+                mismatches + " of " + (PR_PAGES + 1) + " digests mismatched", backend.describeCopyPath());
             return p50;
         }
+    }
+
+    private static void waitFor(final CUevent event)
+    {
+        int rc;
+        while ((rc = JCudaDriver.cuEventQuery(event)) == CUresult.CUDA_ERROR_NOT_READY)
+        {
+            Thread.onSpinWait();
+        }
+        check(rc, "cuEventQuery");
     }
 
     private void submitToCallback()
@@ -313,7 +446,7 @@ public final class CudaDataPathBench
                     }
                     done.incrementAndGet();
                 });
-                final int warmUp = 20;
+                final int warmUp = LOAD_WARM_UP;
                 final int samples = 200;
                 final long[] ns = new long[samples];
                 CopyBatch batch = first;
@@ -365,7 +498,7 @@ public final class CudaDataPathBench
     {
         return new DeviceConfig().kvPageBytes(PR_PAGE_BYTES).mambaStateBytes(PR_STATE_BYTES)
             .deviceKvPages(4 * PR_PAGES).hostKvPages(4 * PR_PAGES).deviceMambaSlots(4).hostMambaSlots(4)
-            .maxCopiesPerBatch(PR_PAGES + 4).batchCount(4);
+            .maxCopiesPerBatch(PR_PAGES + 4).batchCount(6);
     }
 
     /** Fill a pr-bench load's sources and add its copies; returns the expected digests (pages, then the state). */
@@ -442,7 +575,7 @@ public final class CudaDataPathBench
     }
 
     /** Two timing events on one stream; the median of repeated timed runs. */
-    private static final class Timer implements AutoCloseable
+    private final class Timer implements AutoCloseable
     {
         private final CUstream stream;
         private final CUevent start = new CUevent();
@@ -456,17 +589,35 @@ public final class CudaDataPathBench
             check(JCudaDriver.cuEventCreate(stop, CUevent_flags.CU_EVENT_DEFAULT), "cuEventCreate");
         }
 
+        /** GPU time of a batch, median of runs; for the kernel, planned first and the planning timed apart. */
         double batch(final CudaDeviceBackend backend, final CopyBatch batch, final boolean useKernel, final int runs)
         {
             final double[] ms = new double[runs];
+            final double[] planUs = new double[runs];
             backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, useKernel);
             check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+            for (int i = 0; useKernel && i < PLAN_WARM_UP; i++)
+            {
+                backend.planNow(batch, CudaDeviceBackend.LOAD_STREAM);
+            }
             for (int i = 0; i < runs; i++)
             {
-                check(JCudaDriver.cuEventRecord(start, stream), "cuEventRecord");
-                backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, useKernel);
+                if (useKernel)
+                {
+                    final long planStart = System.nanoTime();
+                    backend.planNow(batch, CudaDeviceBackend.LOAD_STREAM);
+                    planUs[i] = (System.nanoTime() - planStart) / 1e3;
+                    check(JCudaDriver.cuEventRecord(start, stream), "cuEventRecord");
+                    backend.launchPlannedNow(batch, CudaDeviceBackend.LOAD_STREAM);
+                }
+                else
+                {
+                    check(JCudaDriver.cuEventRecord(start, stream), "cuEventRecord");
+                    backend.enqueueNow(batch, CudaDeviceBackend.LOAD_STREAM, false);
+                }
                 ms[i] = stopAndRead();
             }
+            lastPlanUs = median(planUs);
             return median(ms);
         }
 

@@ -12,6 +12,7 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
@@ -23,6 +24,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
@@ -37,11 +39,19 @@ import java.util.concurrent.locks.LockSupport;
  * <p>
  * Copy path ({@link DeviceConfig#cudaCopyPath()}): {@link CudaCopyPath#KERNEL} moves a whole batch with one launch
  * of the PTX copy kernel ({@link CopyKernel}, compiled by the driver with {@code cuModuleLoadData}): the batch is
- * packed into an entry table by a {@link CopyPlanner} in pinned memory, the table copied to the device, and one
- * thread block per chunk reads and writes 16-byte words, host memory through its device address. A batch whose
- * copies depend on each other takes one launch per dependent group. {@link CudaCopyPath#DIRECT} issues one
- * {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot run (slot sizes not multiples of 16 bytes,
- * or the module fails to load: {@link #describe()} says which).
+ * packed into an entry table by a {@link CopyPlanner} in pinned memory; a launch of at most
+ * {@link CopyKernel#PARAM_ENTRIES} entries carries them in its launch parameters ({@link CopyKernel#ENTRY_PARAMS}),
+ * a larger one reads the table from a device copy made before it (or, if so configured, from the mapped pinned
+ * table). A group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
+ * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
+ * address. In a batch that is one launch, up to {@link DeviceConfig#kernelSplitMaxCopies()} copies of at least
+ * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine, issued before the launch so
+ * that they move while the launch call is made: by default on a side stream beside the kernel, with events
+ * ordering the side stream after the stream's earlier work and the batch's completion after both; or, if so
+ * configured, on the batch's stream just before the launch. A batch whose copies depend on each other takes one
+ * launch per dependent group.
+ * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
+ * run (slot sizes not multiples of 16 bytes, or the module fails to load: {@link #describe()} says which).
  * <p>
  * Thread ownership: claim and submit from the engine's dispatch thread; the two stream threads run the listener.
  * {@link #fill(Pool, int, long)} and {@link #digest(Pool, int)} are synchronous checks, callable from any thread
@@ -99,6 +109,16 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final int deviceOrdinal;
     private final int kernelThreads;
     private final int kernelChunkBytes;
+    private final int kernelGroupThreads;
+    private final boolean mappedTable;
+    private final boolean sortByHost;
+    private final boolean paramTable;
+    private final int splitMinBytes;
+    private final int splitMaxCopies;
+    private final boolean splitSideStream;
+    private final CUstream[] sideStreams = new CUstream[STREAMS];
+    private final CUevent[] forkEvents = new CUevent[STREAMS];
+    private final CUevent[] joinEvents = new CUevent[STREAMS];
     private final long[] streamCompleted = new long[STREAMS * PAD];
     private final long[] streamFailed = new long[STREAMS * PAD];
     private final long[] streamBytes = new long[STREAMS * PAD];
@@ -106,16 +126,20 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final long[] streamCopyCalls = new long[STREAMS * PAD];
 
     private final CopyPlanner[] planners = new CopyPlanner[STREAMS];
-    private final int[][] launchFirst = new int[STREAMS][1];
+    private final UnsafeBuffer[] launchStructs = new UnsafeBuffer[STREAMS];
     private final Pointer[] launchParams = new Pointer[STREAMS];
+    private final UnsafeBuffer[] paramLaunchStructs = new UnsafeBuffer[STREAMS];
+    private final Pointer[] paramLaunchParams = new Pointer[STREAMS];
     private int tableBytesPerBatch;
     private Pointer hostTables;
     private CUdeviceptr deviceTables;
+    private CUdeviceptr kernelTables;
     private Pointer[] hostTableAt;
     private CUdeviceptr[] deviceTableAt;
     private UnsafeBuffer[] hostTableBuffer;
     private CUmodule module;
     private CUfunction kernel;
+    private CUfunction paramKernel;
     private boolean kernelPath;
     private String copyPathNote;
 
@@ -156,6 +180,13 @@ public final class CudaDeviceBackend implements DeviceBackend
         maxCopiesPerBatch = config.maxCopiesPerBatch();
         kernelThreads = config.kernelThreads();
         kernelChunkBytes = config.kernelChunkBytes();
+        kernelGroupThreads = config.kernelGroupThreads();
+        mappedTable = config.kernelMappedTable();
+        sortByHost = config.kernelSortByHost();
+        paramTable = config.kernelParamTable();
+        splitMinBytes = config.kernelSplitMinBytes();
+        splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
+        splitSideStream = config.kernelSplitSideStream();
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
@@ -677,10 +708,27 @@ public final class CudaDeviceBackend implements DeviceBackend
         final CUfunction f = new CUfunction();
         check(JCudaDriver.cuModuleGetFunction(f, m, CopyKernel.ENTRY), "cuModuleGetFunction " + CopyKernel.ENTRY);
         kernel = f;
+        final CUfunction fp = new CUfunction();
+        check(JCudaDriver.cuModuleGetFunction(fp, m, CopyKernel.ENTRY_PARAMS),
+            "cuModuleGetFunction " + CopyKernel.ENTRY_PARAMS);
+        paramKernel = fp;
 
         for (int s = 0; s < STREAMS; s++)
         {
-            planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch);
+            planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch, sortByHost,
+                splitMinBytes, splitMaxCopies);
+            if (splitMaxCopies > 0 && splitSideStream)
+            {
+                sideStreams[s] = new CUstream();
+                check(JCudaDriver.cuStreamCreate(sideStreams[s], CUstream_flags.CU_STREAM_NON_BLOCKING),
+                    "cuStreamCreate");
+                forkEvents[s] = new CUevent();
+                check(JCudaDriver.cuEventCreate(forkEvents[s], CUevent_flags.CU_EVENT_DISABLE_TIMING),
+                    "cuEventCreate");
+                joinEvents[s] = new CUevent();
+                check(JCudaDriver.cuEventCreate(joinEvents[s], CUevent_flags.CU_EVENT_DISABLE_TIMING),
+                    "cuEventCreate");
+            }
         }
         tableBytesPerBatch = planners[0].tableBytes();
         final long total = (long)tableBytesPerBatch * batches.length;
@@ -690,11 +738,21 @@ public final class CudaDeviceBackend implements DeviceBackend
                 "fewer batches, fewer copies per batch or a larger kernel chunk");
         }
         final Pointer host = new Pointer();
-        check(JCudaDriver.cuMemAllocHost(host, total), "cuMemAllocHost of " + Sizes.bytes(total) + " copy tables");
+        check(JCudaDriver.cuMemHostAlloc(host, total,
+            JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP | JCudaDriver.CU_MEMHOSTALLOC_PORTABLE),
+            "cuMemHostAlloc of " + Sizes.bytes(total) + " copy tables");
         hostTables = host;
         final CUdeviceptr device = new CUdeviceptr();
-        check(JCudaDriver.cuMemAlloc(device, total), "cuMemAlloc of " + Sizes.bytes(total) + " copy tables");
-        deviceTables = device;
+        if (mappedTable)
+        {
+            check(JCudaDriver.cuMemHostGetDevicePointer(device, host, 0), "cuMemHostGetDevicePointer of the tables");
+        }
+        else
+        {
+            check(JCudaDriver.cuMemAlloc(device, total), "cuMemAlloc of " + Sizes.bytes(total) + " copy tables");
+            deviceTables = device;
+        }
+        kernelTables = device;
         hostTableAt = new Pointer[batches.length];
         deviceTableAt = new CUdeviceptr[batches.length];
         hostTableBuffer = new UnsafeBuffer[batches.length];
@@ -707,14 +765,38 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
         for (int s = 0; s < STREAMS; s++)
         {
-            launchParams[s] = Pointer.to(Pointer.to(deviceTables), Pointer.to(launchFirst[s]),
-                Pointer.to(mappedBase[0]), Pointer.to(mappedBase[1]), Pointer.to(mappedBase[2]),
-                Pointer.to(mappedBase[3]));
+            final ByteBuffer launch = ByteBuffer.allocateDirect(CopyKernel.LAUNCH_BYTES);
+            launchStructs[s] = new UnsafeBuffer(launch);
+            launchParams[s] = Pointer.to(Pointer.to(launch));
+            final ByteBuffer params = ByteBuffer.allocateDirect(CopyKernel.PARAM_LAUNCH_BYTES);
+            paramLaunchStructs[s] = new UnsafeBuffer(params);
+            paramLaunchParams[s] = Pointer.to(Pointer.to(params));
+            for (int p = 0; p < POOLS; p++)
+            {
+                final long base = slotCounts[p] > 0 ? deviceAddress(mappedBase[p]) : 0;
+                launchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
+                paramLaunchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
+            }
+            launchStructs[s].putLong(CopyKernel.LAUNCH_TABLE, deviceAddress(kernelTables), ByteOrder.LITTLE_ENDIAN);
+        }
+        if (lastError != SUCCESS)
+        {
+            kernel = null;
+            paramKernel = null;
+            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel's addresses could not be " +
+                "read: " + lastError() + ")";
+            return;
         }
 
         kernelPath = config.cudaCopyPath() == CudaCopyPath.KERNEL;
         copyPathNote = (kernelPath ? "copy kernel" : "direct copies (one cuMemcpyAsync per slot; copy kernel loaded)") +
-            " (" + kernelThreads + " threads per block, chunks of " + Sizes.bytes(kernelChunkBytes) + ")";
+            " (" + kernelThreads + " threads per block, " +
+            (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
+            ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", " +
+            (paramTable ? "entries in the launch parameters up to " + CopyKernel.PARAM_ENTRIES + ", else " : "") +
+            "table " + (mappedTable ? "mapped" : "copied") + (sortByHost ? ", sorted by host slot" : "") +
+            (splitMaxCopies > 0 ? ", up to " + splitMaxCopies + " copies of " + Sizes.bytes(splitMinBytes) +
+            " or more by the copy engine " + (splitSideStream ? "beside it" : "before it") : "") + ")";
     }
 
     private void releaseResources()
@@ -779,6 +861,18 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             for (int s = 0; s < STREAMS; s++)
             {
+                if (null != forkEvents[s])
+                {
+                    JCudaDriver.cuEventDestroy(forkEvents[s]);
+                    JCudaDriver.cuEventDestroy(joinEvents[s]);
+                    forkEvents[s] = null;
+                    joinEvents[s] = null;
+                }
+                if (null != sideStreams[s])
+                {
+                    JCudaDriver.cuStreamDestroy(sideStreams[s]);
+                    sideStreams[s] = null;
+                }
                 if (null != streams[s])
                 {
                     JCudaDriver.cuStreamDestroy(streams[s]);
@@ -919,32 +1013,153 @@ public final class CudaDeviceBackend implements DeviceBackend
 
     private long enqueueKernel(final CopyBatch batch, final int limit, final int stream)
     {
+        final CopyPlanner planner = planners[stream];
+        final int entries = planner.plan(batch, limit, hostTableBuffer[batch.index()]);
+        return entries == 0 && planner.directCount() == 0 ? 0 : launchPlanned(batch, stream);
+    }
+
+    /**
+     * Launch the last plan of a stream's planner for a batch: copy the table to the device first unless the kernel
+     * reads it mapped, then one launch per launch group.
+     *
+     * @return the bytes enqueued, or -1 when a CUDA call failed.
+     */
+    private long launchPlanned(final CopyBatch batch, final int stream)
+    {
         final int index = batch.index();
         final CopyPlanner planner = planners[stream];
-        final int entries = planner.plan(batch, limit, hostTableBuffer[index]);
-        if (entries == 0)
-        {
-            return 0;
-        }
         final CUstream cuStream = streams[stream];
-        if (!record(JCudaDriver.cuMemcpyHtoDAsync(deviceTableAt[index], hostTableAt[index],
-            (long)entries * CopyPlanner.ENTRY_BYTES, cuStream)))
+        final UnsafeBuffer table = hostTableBuffer[index];
+        final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
+        final int direct = planner.directCount();
+        if (direct > 0 && !(splitSideStream ? enqueueSide(batch, stream, direct) : enqueueDirectFirst(batch, stream,
+            direct)))
         {
             return -1;
         }
-        final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
+        boolean tableReady = mappedTable;
         for (int g = 0; g < planner.groups(); g++)
         {
             final int start = planner.groupStart(g);
-            launchFirst[stream][0] = tableFirst + start;
-            if (!record(JCudaDriver.cuLaunchKernel(kernel, planner.groupEnd(g) - start, 1, 1, kernelThreads, 1, 1,
-                0, cuStream, launchParams[stream], null)))
+            final int count = planner.groupEnd(g) - start;
+            if (count == 0)
+            {
+                continue;
+            }
+            final int groupThreads = groupThreads(kernelGroupThreads, kernelThreads, planner.groupMaxBytes(g));
+            final int perBlock = kernelThreads / groupThreads;
+            final int shift = Integer.numberOfTrailingZeros(groupThreads);
+            final int blocks = (count + perBlock - 1) / perBlock;
+            final int rc;
+            if (paramTable && count <= CopyKernel.PARAM_ENTRIES)
+            {
+                final UnsafeBuffer params = paramLaunchStructs[stream];
+                params.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
+                params.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
+                params.putBytes(CopyKernel.PARAM_ENTRIES_OFFSET, table, start * CopyPlanner.ENTRY_BYTES,
+                    count * CopyPlanner.ENTRY_BYTES);
+                rc = JCudaDriver.cuLaunchKernel(paramKernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
+                    paramLaunchParams[stream], null);
+            }
+            else
+            {
+                if (!tableReady)
+                {
+                    if (!record(JCudaDriver.cuMemcpyHtoDAsync(deviceTableAt[index], hostTableAt[index],
+                        (long)planner.entries() * CopyPlanner.ENTRY_BYTES, cuStream)))
+                    {
+                        return -1;
+                    }
+                    tableReady = true;
+                }
+                final UnsafeBuffer launch = launchStructs[stream];
+                launch.putInt(CopyKernel.LAUNCH_FIRST, tableFirst + start, ByteOrder.LITTLE_ENDIAN);
+                launch.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
+                launch.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
+                rc = JCudaDriver.cuLaunchKernel(kernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
+                    launchParams[stream], null);
+            }
+            if (!record(rc))
             {
                 return -1;
             }
             streamLaunches[stream * PAD]++;
         }
+        if (direct > 0 && splitSideStream && !record(JCudaDriver.cuStreamWaitEvent(cuStream, joinEvents[stream], 0)))
+        {
+            return -1;
+        }
         return planner.bytes();
+    }
+
+    /** The plan's copy-engine copies on the batch's stream, before its launches. */
+    private boolean enqueueDirectFirst(final CopyBatch batch, final int stream, final int direct)
+    {
+        final CopyPlanner planner = planners[stream];
+        for (int k = 0; k < direct; k++)
+        {
+            final int i = planner.directCopy(k);
+            final Pool srcPool = batch.srcPool(i);
+            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i),
+                slotBytes[srcPool.ordinal()], streams[stream])))
+            {
+                return false;
+            }
+            streamCopyCalls[stream * PAD]++;
+        }
+        return true;
+    }
+
+    /**
+     * The plan's copy-engine copies on the stream's side stream, after the stream's earlier work (fork event), with
+     * a join event the stream waits on after its launches.
+     */
+    private boolean enqueueSide(final CopyBatch batch, final int stream, final int direct)
+    {
+        final CopyPlanner planner = planners[stream];
+        final CUstream side = sideStreams[stream];
+        if (!record(JCudaDriver.cuEventRecord(forkEvents[stream], streams[stream])) ||
+            !record(JCudaDriver.cuStreamWaitEvent(side, forkEvents[stream], 0)))
+        {
+            return false;
+        }
+        for (int k = 0; k < direct; k++)
+        {
+            final int i = planner.directCopy(k);
+            final Pool srcPool = batch.srcPool(i);
+            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i),
+                slotBytes[srcPool.ordinal()], side)))
+            {
+                return false;
+            }
+            streamCopyCalls[stream * PAD]++;
+        }
+        return record(JCudaDriver.cuEventRecord(joinEvents[stream], side));
+    }
+
+    /**
+     * Threads that copy one entry together: the configured number, or one thread per 128 bytes of the largest
+     * entry (eight 16-byte words in flight each), rounded up to a power of two, at least a warp and at most the
+     * block; always a power of two that divides the block.
+     *
+     * @param configured   {@link DeviceConfig#kernelGroupThreads()}, 0 for the choice by size.
+     * @param blockThreads threads per block, a multiple of 32.
+     * @param largestEntry bytes of the largest entry of the launch.
+     * @return threads per entry.
+     */
+    static int groupThreads(final int configured, final int blockThreads, final int largestEntry)
+    {
+        if (configured > 0)
+        {
+            return configured;
+        }
+        final int wanted = Math.max(32, Integer.highestOneBit(Math.max(1, (largestEntry + 127) / 128 - 1)) << 1);
+        int threads = 32;
+        while (threads < wanted && blockThreads % (threads << 1) == 0)
+        {
+            threads <<= 1;
+        }
+        return threads;
     }
 
     private long enqueueDirect(final CopyBatch batch, final int limit, final int stream)
@@ -1102,6 +1317,52 @@ public final class CudaDeviceBackend implements DeviceBackend
     }
 
     /**
+     * How batches are copied, in words: the path and the kernel's settings.
+     *
+     * @return the copy path note that {@link #describe()} also shows.
+     */
+    String describeCopyPath()
+    {
+        return copyPathNote;
+    }
+
+    /**
+     * Plan a claimed batch for the copy kernel on a stream's planner, without launching; for measurements that
+     * time the GPU's part apart from the host's planning ({@link #launchPlannedNow}).
+     *
+     * @param batch  a claimed batch.
+     * @param stream which stream's planner.
+     * @return the entries planned.
+     */
+    int planNow(final CopyBatch batch, final int stream)
+    {
+        if (null == kernel)
+        {
+            throw new IllegalStateException("cuda: the copy kernel is not loaded: " + copyPathNote);
+        }
+        return planners[stream].plan(batch, batch.count(), hostTableBuffer[batch.index()]);
+    }
+
+    /**
+     * Launch what {@link #planNow} last planned on a stream, from the calling thread (backend not started).
+     *
+     * @param batch  the batch planned.
+     * @param stream which stream.
+     * @throws IllegalStateException when a CUDA call fails.
+     */
+    void launchPlannedNow(final CopyBatch batch, final int stream)
+    {
+        if (started)
+        {
+            throw new IllegalStateException("measurement hooks need a backend that is not started");
+        }
+        if (launchPlanned(batch, stream) < 0)
+        {
+            throw new IllegalStateException("cuda: copy launch failed: " + lastError());
+        }
+    }
+
+    /**
      * One copy of a whole range of a host pool to or from the same range of a device pool, on a stream: the
      * single large copy the data path is measured against.
      *
@@ -1119,6 +1380,14 @@ public final class CudaDeviceBackend implements DeviceBackend
         check(toDevice ?
             JCudaDriver.cuMemcpyHtoDAsync(device, host, bytes, streams[stream]) :
             JCudaDriver.cuMemcpyDtoHAsync(host, device, bytes, streams[stream]), "cuMemcpyAsync");
+    }
+
+    /** The address a device pointer holds, as the kernel sees it; 0 (and the error recorded) when unreadable. */
+    private long deviceAddress(final CUdeviceptr pointer)
+    {
+        final long[] address = new long[1];
+        return record(JCudaDriver.cuPointerGetAttribute(Pointer.to(address),
+            CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, pointer)) ? address[0] : 0;
     }
 
     private boolean record(final int rc)

@@ -32,6 +32,10 @@ public final class DeviceConfig
     public static final int KERNEL_CHUNK_BYTES_DEFAULT = 32 * 1024;
     /** Default threads per block of the copy kernel. */
     public static final int KERNEL_THREADS_DEFAULT = 256;
+    /** Default size from which a copy of a one-launch batch goes to the copy engine beside the kernel. */
+    public static final int KERNEL_SPLIT_MIN_BYTES_DEFAULT = 512 * 1024;
+    /** Default most copies of a batch that go to the copy engine beside the kernel. */
+    public static final int KERNEL_SPLIT_MAX_COPIES_DEFAULT = 4;
 
     private int deviceKvPages = DEVICE_KV_PAGES_DEFAULT;
     private int deviceMambaSlots = DEVICE_MAMBA_SLOTS_DEFAULT;
@@ -50,6 +54,13 @@ public final class DeviceConfig
     private int kernelChunkBytes = KERNEL_CHUNK_BYTES_DEFAULT;
     private int kernelThreads = KERNEL_THREADS_DEFAULT;
     private boolean cudaRegisteredHost = Boolean.getBoolean("kvledger.cuda.registeredHost");
+    private int kernelGroupThreads;
+    private boolean kernelMappedTable;
+    private boolean kernelSortByHost;
+    private boolean kernelParamTable = true;
+    private int kernelSplitMinBytes = KERNEL_SPLIT_MIN_BYTES_DEFAULT;
+    private int kernelSplitMaxCopies = KERNEL_SPLIT_MAX_COPIES_DEFAULT;
+    private boolean kernelSplitSideStream = true;
 
     /**
      * Device KV pages.
@@ -437,7 +448,7 @@ public final class DeviceConfig
     /**
      * Set the most bytes one thread block of the copy kernel moves.
      *
-     * @param kernelChunkBytes a positive multiple of 16.
+     * @param kernelChunkBytes a positive multiple of 16, at most 1 MiB.
      * @return this for a fluent style.
      */
     public DeviceConfig kernelChunkBytes(final int kernelChunkBytes)
@@ -494,6 +505,171 @@ public final class DeviceConfig
     }
 
     /**
+     * Threads of the copy kernel that copy one table entry together; 0 (the default) lets the backend choose per
+     * launch from the largest entry: one thread per 128 bytes (eight 16-byte words in flight each), at least a
+     * warp, at most a block.
+     *
+     * @return threads per entry, or 0 for the choice per launch.
+     */
+    public int kernelGroupThreads()
+    {
+        return kernelGroupThreads;
+    }
+
+    /**
+     * Set the threads that copy one table entry together.
+     *
+     * @param kernelGroupThreads 0 for the choice per launch, else a power of two from 32 to {@link #kernelThreads()}.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelGroupThreads(final int kernelGroupThreads)
+    {
+        this.kernelGroupThreads = kernelGroupThreads;
+        return this;
+    }
+
+    /**
+     * Whether the copy kernel reads its entry table from mapped pinned host memory through its device address
+     * rather than from a device copy made before the launch (the default: on the H200 the uncached reads of a
+     * mapped table cost up to three quarters of the bandwidth, see README's GPU section).
+     *
+     * @return true for the mapped table.
+     */
+    public boolean kernelMappedTable()
+    {
+        return kernelMappedTable;
+    }
+
+    /**
+     * Choose where the copy kernel reads its entry table.
+     *
+     * @param kernelMappedTable true for mapped pinned host memory, false for a device copy per batch.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelMappedTable(final boolean kernelMappedTable)
+    {
+        this.kernelMappedTable = kernelMappedTable;
+        return this;
+    }
+
+    /**
+     * Whether the copy kernel's entries of one launch are ordered by host slot, so that scattered pages walk host
+     * memory in rising address order. Off by default: on the H200 it changed nothing measurable.
+     *
+     * @return true for entries sorted by host slot.
+     */
+    public boolean kernelSortByHost()
+    {
+        return kernelSortByHost;
+    }
+
+    /**
+     * Choose whether the copy kernel's entries of one launch are ordered by host slot.
+     *
+     * @param kernelSortByHost true to sort.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelSortByHost(final boolean kernelSortByHost)
+    {
+        this.kernelSortByHost = kernelSortByHost;
+        return this;
+    }
+
+    /**
+     * Whether a launch of at most {@link CopyKernel#PARAM_ENTRIES} entries carries them in its launch parameters
+     * (the default: no table copy or table read before the copying starts); larger launches use the table.
+     *
+     * @return true for entries in the parameters where they fit.
+     */
+    public boolean kernelParamTable()
+    {
+        return kernelParamTable;
+    }
+
+    /**
+     * Choose whether small launches carry their entries in their parameters.
+     *
+     * @param kernelParamTable true to use the parameters where the entries fit.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelParamTable(final boolean kernelParamTable)
+    {
+        this.kernelParamTable = kernelParamTable;
+        return this;
+    }
+
+    /**
+     * Size from which a copy of a batch that is one launch goes to the copy engine ({@code cuMemcpyAsync}, issued
+     * before the kernel's launch) while the kernel moves the rest, at most {@link #kernelSplitMaxCopies()} of them:
+     * a pr-bench load's 1 MiB Mamba state then moves while the launch call (several microseconds on the H200
+     * machine) is still being made. 0 turns this off.
+     *
+     * @return bytes, or 0 for off.
+     */
+    public int kernelSplitMinBytes()
+    {
+        return kernelSplitMinBytes;
+    }
+
+    /**
+     * Set the size from which a copy goes to the copy engine beside the kernel.
+     *
+     * @param kernelSplitMinBytes bytes, 0 for off.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelSplitMinBytes(final int kernelSplitMinBytes)
+    {
+        this.kernelSplitMinBytes = kernelSplitMinBytes;
+        return this;
+    }
+
+    /**
+     * Most copies of one batch that go to the copy engine beside the kernel.
+     *
+     * @return the limit (0 for none).
+     */
+    public int kernelSplitMaxCopies()
+    {
+        return kernelSplitMaxCopies;
+    }
+
+    /**
+     * Set the most copies of one batch that go to the copy engine beside the kernel.
+     *
+     * @param kernelSplitMaxCopies the limit, 0 for none.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelSplitMaxCopies(final int kernelSplitMaxCopies)
+    {
+        this.kernelSplitMaxCopies = kernelSplitMaxCopies;
+        return this;
+    }
+
+    /**
+     * Whether the copy engine's copies of a split batch run on a side stream beside the kernel, joined by events
+     * (the default: a pr-bench load's p50 113.0 us against 117.6 us on the batch's stream just before the launch,
+     * and 116.4 us unsplit, on the H200).
+     *
+     * @return true for a side stream.
+     */
+    public boolean kernelSplitSideStream()
+    {
+        return kernelSplitSideStream;
+    }
+
+    /**
+     * Choose where the copy engine's copies of a split batch run.
+     *
+     * @param kernelSplitSideStream true for a side stream beside the kernel, false for the batch's stream.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelSplitSideStream(final boolean kernelSplitSideStream)
+    {
+        this.kernelSplitSideStream = kernelSplitSideStream;
+        return this;
+    }
+
+    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -543,15 +719,26 @@ public final class DeviceConfig
         {
             throw new IllegalArgumentException("cudaCopyPath must be kernel or direct");
         }
-        if (kernelChunkBytes < 16 || (kernelChunkBytes & 15) != 0)
+        if (kernelChunkBytes < 16 || (kernelChunkBytes & 15) != 0 || kernelChunkBytes > (1 << 20))
         {
-            throw new IllegalArgumentException("kernelChunkBytes must be a positive multiple of 16: " +
+            throw new IllegalArgumentException("kernelChunkBytes must be a positive multiple of 16, at most 1 MiB: " +
                 kernelChunkBytes);
         }
         if (kernelThreads < 32 || kernelThreads > 1024 || (kernelThreads & 31) != 0)
         {
             throw new IllegalArgumentException("kernelThreads must be a multiple of 32 from 32 to 1024: " +
                 kernelThreads);
+        }
+        if (kernelSplitMinBytes < 0 || kernelSplitMaxCopies < 0)
+        {
+            throw new IllegalArgumentException("kernelSplitMinBytes and kernelSplitMaxCopies must be >= 0: " +
+                kernelSplitMinBytes + ", " + kernelSplitMaxCopies);
+        }
+        if (kernelGroupThreads != 0 && (kernelGroupThreads < 32 || kernelGroupThreads > kernelThreads ||
+            Integer.bitCount(kernelGroupThreads) != 1 || kernelThreads % kernelGroupThreads != 0))
+        {
+            throw new IllegalArgumentException("kernelGroupThreads must be 0 or a power of two from 32 to " +
+                "kernelThreads (" + kernelThreads + ") dividing it: " + kernelGroupThreads);
         }
         return this;
     }
@@ -579,6 +766,13 @@ public final class DeviceConfig
             ", kernelChunkBytes=" + kernelChunkBytes +
             ", kernelThreads=" + kernelThreads +
             ", cudaRegisteredHost=" + cudaRegisteredHost +
+            ", kernelGroupThreads=" + kernelGroupThreads +
+            ", kernelMappedTable=" + kernelMappedTable +
+            ", kernelSortByHost=" + kernelSortByHost +
+            ", kernelParamTable=" + kernelParamTable +
+            ", kernelSplitMinBytes=" + kernelSplitMinBytes +
+            ", kernelSplitMaxCopies=" + kernelSplitMaxCopies +
+            ", kernelSplitSideStream=" + kernelSplitSideStream +
             '}';
     }
 

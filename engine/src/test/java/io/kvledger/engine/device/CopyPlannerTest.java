@@ -155,6 +155,147 @@ class CopyPlannerTest
         assertEquals(planner.maxEntries(), planner.plan(batch, 10, table(planner)));
     }
 
+    @Test
+    void shouldOrderEachLaunchByHostSlotWhenSorting()
+    {
+        final int[] counts = { 4096, 8, 4096, 8 };
+        final CopyPlanner planner = new CopyPlanner(counts, BYTES, CHUNK, 300, true);
+        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(planner.tableBytes()));
+        final SplittableRandom random = new SplittableRandom(3);
+        for (final int copies : new int[]{ 2, 20, 300 })
+        {
+            final CopyBatch batch = new CopyBatch(this, 0, 300, counts);
+            batch.claimed();
+            final int[] hostSlots = distinct(random, copies, counts[2]);
+            for (int i = 0; i < copies; i++)
+            {
+                batch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, i);
+            }
+            assertEquals(copies, planner.plan(batch, copies, table));
+            assertEquals(1, planner.groups());
+            final int[] sorted = hostSlots.clone();
+            Arrays.sort(sorted);
+            for (int e = 0; e < copies; e++)
+            {
+                final int slot = (int)(table.getLong(e * CopyPlanner.ENTRY_BYTES, ByteOrder.LITTLE_ENDIAN) / KV);
+                assertEquals(sorted[e], slot, copies + " copies: entry " + e);
+                final int copy = indexOf(hostSlots, slot);
+                assertEntry(table, e, (long)slot * KV, (long)copy * KV, Pool.HOST_KV, Pool.DEVICE_KV, KV);
+            }
+        }
+    }
+
+    @Test
+    void shouldSortBackupsByTheirHostDestinationAndKeepDeviceOnlyCopiesFirst()
+    {
+        final CopyPlanner planner = new CopyPlanner(COUNTS, BYTES, MAMBA, 8, true);
+        final CopyBatch batch = batch(8)
+            .add(Pool.DEVICE_MAMBA, 0, Pool.HOST_MAMBA, 5)
+            .add(Pool.DEVICE_KV, 2, Pool.HOST_KV, 40)
+            .add(Pool.DEVICE_MAMBA, 1, Pool.DEVICE_MAMBA, 2)
+            .add(Pool.DEVICE_KV, 3, Pool.HOST_KV, 9);
+        final UnsafeBuffer table = table(planner);
+
+        assertEquals(4, planner.plan(batch, 4, table));
+
+        assertEquals(1, planner.groups());
+        assertEntry(table, 0, MAMBA, 2L * MAMBA, Pool.DEVICE_MAMBA, Pool.DEVICE_MAMBA, MAMBA);
+        assertEntry(table, 1, 3L * KV, 9L * KV, Pool.DEVICE_KV, Pool.HOST_KV, KV);
+        assertEntry(table, 2, 2L * KV, 40L * KV, Pool.DEVICE_KV, Pool.HOST_KV, KV);
+        assertEntry(table, 3, 0, 5L * MAMBA, Pool.DEVICE_MAMBA, Pool.HOST_MAMBA, MAMBA);
+    }
+
+    @Test
+    void shouldRecordTheLargestEntryOfEachLaunch()
+    {
+        final CopyPlanner planner = planner(8);
+        final CopyBatch batch = batch(8)
+            .add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 1)
+            .add(Pool.DEVICE_KV, 1, Pool.HOST_KV, 2)
+            .add(Pool.HOST_MAMBA, 0, Pool.DEVICE_MAMBA, 0);
+
+        planner.plan(batch, 3, table(planner));
+
+        assertEquals(2, planner.groups());
+        assertEquals(KV, planner.groupMaxBytes(0));
+        assertEquals(CHUNK, planner.groupMaxBytes(1), "a Mamba state moves in chunks");
+    }
+
+    @Test
+    void shouldLeaveLargeCopiesOfAOneLaunchBatchToTheCopyEngine()
+    {
+        final CopyPlanner planner = new CopyPlanner(COUNTS, BYTES, CHUNK, 8, false, MAMBA, 1);
+        final CopyBatch batch = batch(8)
+            .add(Pool.HOST_KV, 1, Pool.DEVICE_KV, 1)
+            .add(Pool.HOST_MAMBA, 2, Pool.DEVICE_MAMBA, 3)
+            .add(Pool.HOST_KV, 2, Pool.DEVICE_KV, 2)
+            .add(Pool.HOST_MAMBA, 4, Pool.DEVICE_MAMBA, 5);
+        final UnsafeBuffer table = table(planner);
+
+        assertEquals(2 + MAMBA / CHUNK, planner.plan(batch, 4, table), "two pages and the second state's chunks");
+
+        assertEquals(1, planner.directCount(), "at most splitMaxCopies");
+        assertEquals(1, planner.directCopy(0), "the first large copy");
+        assertEquals(1, planner.groups());
+        assertEntry(table, 0, KV, KV, Pool.HOST_KV, Pool.DEVICE_KV, KV);
+        assertEntry(table, 1, 2L * KV, 2L * KV, Pool.HOST_KV, Pool.DEVICE_KV, KV);
+        assertEntry(table, 2, 4L * MAMBA, 5L * MAMBA, Pool.HOST_MAMBA, Pool.DEVICE_MAMBA, CHUNK);
+        assertEquals(2L * KV + 2L * MAMBA, planner.bytes(), "bytes count the copy engine's copies too");
+    }
+
+    @Test
+    void shouldSplitNothingFromABatchOfSeveralLaunchesOrBetweenHostSlots()
+    {
+        final CopyPlanner planner = new CopyPlanner(COUNTS, BYTES, CHUNK, 8, false, MAMBA, 4);
+        final UnsafeBuffer table = table(planner);
+
+        planner.plan(batch(8).add(Pool.HOST_MAMBA, 0, Pool.DEVICE_MAMBA, 0)
+            .add(Pool.DEVICE_MAMBA, 0, Pool.DEVICE_MAMBA, 1), 2, table);
+        assertEquals(2, planner.groups());
+        assertEquals(0, planner.directCount(), "copies of a batch of several launches keep their order");
+        assertEquals(2 * (MAMBA / CHUNK), planner.entries());
+
+        planner.plan(batch(8).add(Pool.HOST_MAMBA, 0, Pool.HOST_MAMBA, 1).add(Pool.DEVICE_MAMBA, 2,
+            Pool.DEVICE_MAMBA, 3), 2, table);
+        assertEquals(1, planner.directCount(), "device to device may go, host to host may not");
+        assertEquals(1, planner.directCopy(0));
+
+        planner.plan(batch(8).add(Pool.HOST_MAMBA, 0, Pool.DEVICE_MAMBA, 0), 1, table);
+        assertEquals(0, planner.entries(), "a lone state goes to the copy engine entirely");
+        assertEquals(1, planner.directCount());
+        assertEquals(MAMBA, planner.bytes());
+    }
+
+    @Test
+    void shouldPackAMegabyteChunkAndLargeOffsetsIntoSixteenBytes()
+    {
+        final int[] counts = { 4, 1 << 16, 4, 1 << 16 };
+        final int[] bytes = { 1 << 20, 1 << 20, 1 << 20, 1 << 20 };
+        final CopyPlanner planner = new CopyPlanner(counts, bytes, 1 << 20, 2);
+        final CopyBatch batch = new CopyBatch(this, 0, 2, counts);
+        batch.claimed();
+        batch.add(Pool.HOST_MAMBA, 65_535, Pool.DEVICE_MAMBA, 40_000);
+        final UnsafeBuffer table = table(planner);
+
+        assertEquals(1, planner.plan(batch, 1, table));
+
+        assertEntry(table, 0, 65_535L << 20, 40_000L << 20, Pool.HOST_MAMBA, Pool.DEVICE_MAMBA, 1 << 20);
+        assertThrows(IllegalArgumentException.class, () -> new CopyPlanner(counts, bytes, (1 << 20) + 16, 2));
+    }
+
+    @Test
+    void shouldGiveAWarpToASmallPageAndABlockToALargeChunk()
+    {
+        assertEquals(32, CudaDeviceBackend.groupThreads(0, 256, 16));
+        assertEquals(32, CudaDeviceBackend.groupThreads(0, 256, 4096), "4 KiB: 32 threads x 8 words");
+        assertEquals(64, CudaDeviceBackend.groupThreads(0, 256, 4112));
+        assertEquals(128, CudaDeviceBackend.groupThreads(0, 256, 16384));
+        assertEquals(256, CudaDeviceBackend.groupThreads(0, 256, 32768));
+        assertEquals(256, CudaDeviceBackend.groupThreads(0, 256, 1 << 20), "at most the block");
+        assertEquals(32, CudaDeviceBackend.groupThreads(0, 96, 32768), "a power of two dividing the block");
+        assertEquals(64, CudaDeviceBackend.groupThreads(64, 256, 32768), "the configured number wins");
+    }
+
     /**
      * Random batches with dependencies: executing each launch group's entries in reverse and in shuffled order,
      * group after group, must leave the same bytes as executing the batch's copies in order.
@@ -164,8 +305,9 @@ class CopyPlannerTest
     {
         final int[] counts = { 6, 4, 6, 4 };
         final int[] bytes = { 64, 160, 64, 160 };
-        final CopyPlanner planner = new CopyPlanner(counts, bytes, 48, 12);
-        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(planner.tableBytes()));
+        final CopyPlanner unsorted = new CopyPlanner(counts, bytes, 48, 12);
+        final CopyPlanner sorting = new CopyPlanner(counts, bytes, 48, 12, true);
+        final UnsafeBuffer table = new UnsafeBuffer(ByteBuffer.allocateDirect(unsorted.tableBytes()));
         final SplittableRandom random = new SplittableRandom(7);
         final CopyBatch batch = new CopyBatch(this, 0, 12, counts);
         for (int round = 0; round < 2_000; round++)
@@ -188,6 +330,7 @@ class CopyPlannerTest
                     expected[batch.dstPool(i).ordinal()], batch.dstSlot(i) * length, length);
             }
 
+            final CopyPlanner planner = round % 2 == 0 ? unsorted : sorting;
             planner.plan(batch, copies, table);
             final byte[][] reversed = copyOf(memory);
             final byte[][] shuffled = copyOf(memory);
@@ -227,13 +370,8 @@ class CopyPlannerTest
         final byte[][] before = copyOf(memory);
         for (final int e : order)
         {
-            final int at = e * CopyPlanner.ENTRY_BYTES;
-            final long srcOffset = table.getLong(at, ByteOrder.LITTLE_ENDIAN);
-            final long dstOffset = table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN);
-            final int src = table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN);
-            final int dst = table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN);
-            final int length = table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN);
-            System.arraycopy(before[src], (int)srcOffset, memory[dst], (int)dstOffset, length);
+            final Decoded d = decode(table, e);
+            System.arraycopy(before[d.src], (int)d.srcOffset, memory[d.dst], (int)d.dstOffset, d.bytes);
         }
     }
 
@@ -262,6 +400,35 @@ class CopyPlannerTest
         return copy;
     }
 
+    private static int[] distinct(final SplittableRandom random, final int n, final int bound)
+    {
+        final int[] ids = new int[bound];
+        for (int i = 0; i < bound; i++)
+        {
+            ids[i] = i;
+        }
+        for (int i = 0; i < n; i++)
+        {
+            final int j = i + random.nextInt(bound - i);
+            final int t = ids[i];
+            ids[i] = ids[j];
+            ids[j] = t;
+        }
+        return Arrays.copyOf(ids, n);
+    }
+
+    private static int indexOf(final int[] values, final int value)
+    {
+        for (int i = 0; i < values.length; i++)
+        {
+            if (values[i] == value)
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private static CopyPlanner planner(final int maxCopies)
     {
         return new CopyPlanner(COUNTS, BYTES, CHUNK, maxCopies);
@@ -282,12 +449,25 @@ class CopyPlannerTest
     private static void assertEntry(final UnsafeBuffer table, final int entry, final long srcOffset,
         final long dstOffset, final Pool src, final Pool dst, final int bytes)
     {
+        final Decoded d = decode(table, entry);
+        assertEquals(srcOffset, d.srcOffset, "source offset of entry " + entry);
+        assertEquals(dstOffset, d.dstOffset, "destination offset of entry " + entry);
+        assertEquals(src.ordinal(), d.src, "source pool of entry " + entry);
+        assertEquals(dst.ordinal(), d.dst, "destination pool of entry " + entry);
+        assertEquals(bytes, d.bytes, "bytes of entry " + entry);
+    }
+
+    /** An entry as the kernel reads it: x = source offset | pools at bits 48 and 50, y = destination | words - 1. */
+    private static Decoded decode(final UnsafeBuffer table, final int entry)
+    {
         final int at = entry * CopyPlanner.ENTRY_BYTES;
-        assertEquals(srcOffset, table.getLong(at, ByteOrder.LITTLE_ENDIAN), "source offset of entry " + entry);
-        assertEquals(dstOffset, table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN), "destination offset of entry " + entry);
-        assertEquals(src.ordinal(), table.getInt(at + 16, ByteOrder.LITTLE_ENDIAN), "source pool of entry " + entry);
-        assertEquals(dst.ordinal(), table.getInt(at + 20, ByteOrder.LITTLE_ENDIAN),
-            "destination pool of entry " + entry);
-        assertEquals(bytes, table.getInt(at + 24, ByteOrder.LITTLE_ENDIAN), "bytes of entry " + entry);
+        final long x = table.getLong(at, ByteOrder.LITTLE_ENDIAN);
+        final long y = table.getLong(at + 8, ByteOrder.LITTLE_ENDIAN);
+        return new Decoded(x & CopyPlanner.OFFSET_MASK, y & CopyPlanner.OFFSET_MASK, (int)(x >>> 48 & 3),
+            (int)(x >>> 50 & 3), (int)((y >>> 48) + 1) * 16);
+    }
+
+    private record Decoded(long srcOffset, long dstOffset, int src, int dst, int bytes)
+    {
     }
 }

@@ -41,6 +41,14 @@ class CudaCopyPathTest
         assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelThreads(100).validate());
         assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelThreads(2048).validate());
         assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelChunkBytes(1000).validate());
+        assertEquals(0, config.kernelGroupThreads(), "threads per entry chosen by entry size");
+        assertTrue(config.kernelParamTable() && !config.kernelMappedTable() && !config.kernelSortByHost());
+        new DeviceConfig().kernelGroupThreads(64).validate();
+        assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelGroupThreads(48).validate());
+        assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelGroupThreads(16).validate());
+        assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().kernelGroupThreads(512).validate());
+        assertThrows(IllegalArgumentException.class,
+            () -> new DeviceConfig().kernelThreads(96).kernelGroupThreads(64).validate());
         assertThrows(IllegalArgumentException.class, () -> new DeviceConfig().cudaCopyPath(null).validate());
         assertTrue(new DeviceConfig().cudaCopyPath(CudaCopyPath.DIRECT).toString().contains("cudaCopyPath=DIRECT"));
     }
