@@ -38,8 +38,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Journaller implements AutoCloseable
 {
-    /** Ring capacity used by {@link #start(JournalWriter)}: 1 MiB, so documents up to 128 KiB pass through it. */
-    public static final int DEFAULT_RING_BYTES = 1 << 20;
+    /**
+     * Ring capacity used by {@link #start(JournalWriter)}: 8 MiB, a few thousand requests' documents (a pr-bench
+     * request's raw documents take about 6 KiB), so a burst does not stall the engine; documents up to 1 MiB pass
+     * through it.
+     */
+    public static final int DEFAULT_RING_BYTES = 8 << 20;
 
     private static final int RAW_DOCUMENT = 1;
     private static final int LARGE_FRAME = 2;
@@ -49,7 +53,13 @@ public final class Journaller implements AutoCloseable
     private final RawDocument raw;
     private final JournalEncoder encoder = new JournalEncoder();
     private final ExpandableArrayBuffer encoded = new ExpandableArrayBuffer(64 * 1024);
-    private final IdleStrategy producerIdle = new BackoffIdleStrategy(64, 16, 1_000, 50_000);
+    /**
+     * How the engine thread waits for ring room or for an append: it spins, then yields for long (the journaller is
+     * working and a yield hands it the core on a small machine), and parks only when the journal is really slow (a
+     * sync); a park is never shorter than the kernel's timer slack (~50 µs), so parking early makes both threads
+     * take turns sleeping.
+     */
+    private final IdleStrategy producerIdle = new BackoffIdleStrategy(64, 4_096, 50_000, 200_000);
     private final AtomicLong appended = new AtomicLong();
     private final AgentRunner runner;
     private volatile JournalException failure;
@@ -74,15 +84,15 @@ public final class Journaller implements AutoCloseable
     }
 
     /**
-     * Start a journaller over a writer with the default ring and a backing-off journaller thread (spins, yields,
-     * then parks up to 50 µs).
+     * Start a journaller over a writer with the default ring and a backing-off journaller thread (when the ring is
+     * empty it spins, yields, then parks 50 µs at a time).
      *
      * @param writer the journal; owned by the journaller from now on, and used by its thread only.
      * @return the running journaller.
      */
     public static Journaller start(final JournalWriter writer)
     {
-        return start(writer, DEFAULT_RING_BYTES, new BackoffIdleStrategy(64, 16, 1_000, 50_000));
+        return start(writer, DEFAULT_RING_BYTES, new BackoffIdleStrategy(64, 256, 50_000, 50_000));
     }
 
     /**
