@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The fault matrix: for every fault switch, the explorer finds it within a small fixed seed budget with the
  * invariant (or progress rule) it breaks; for an invariant, {@code check} names it at the explorer's first bad
  * document (not later) and the shrinker cuts it to at most 40 inputs; a progress finding the shrinker can reduce
- * (L1, L2, L3, L5) is cut to a reproducer that still shows the same rule (at most 40 inputs, L1 its passes more). Switches added later need one line in
- * {@link #EXPECTED}; the test says so when one is missing.
+ * (L1, L2, L3, L5) is cut to a reproducer that still shows the same rule (at most 40 inputs, L1 its passes more).
+ * Switches added later need one line in {@link #EXPECTED}; the test says so when one is missing.
  */
 class FaultMatrixTest
 {
