@@ -56,6 +56,19 @@ public final class LivenessMonitor
     {
     }
 
+    /**
+     * What {@link #atQuiescence} found left, in a form that survives re-execution of a reduced input sequence (the
+     * shrinker compares it: request ids are kept, op ids are remapped, slot numbers may change).
+     *
+     * @param what  {@code request}, {@code op}, a pool name for a slot, or {@code lock} (a lock receipt the serving
+     *              side found left).
+     * @param id    the request id, the op id or the slot number (0 for a lock).
+     * @param state the request's state, the op's kind, or the slot's state.
+     */
+    public record Stuck(String what, long id, String state)
+    {
+    }
+
     private static final class Parked
     {
         final long pages;
@@ -78,6 +91,7 @@ public final class LivenessMonitor
     private int hostMambaSlots;
     private int hostMambaFree;
     private Finding finding;
+    private Stuck stuck;
 
     /**
      * @param header the journal's header (pool sizes).
@@ -98,6 +112,12 @@ public final class LivenessMonitor
     public Finding finding()
     {
         return finding;
+    }
+
+    /** @return what the last {@link #atQuiescence} found left first, or null when it found everything ended. */
+    public Stuck stuck()
+    {
+        return stuck;
     }
 
     /**
@@ -277,17 +297,21 @@ public final class LivenessMonitor
      */
     public void atQuiescence(final ShadowModel model, final long sequence)
     {
+        stuck = null;
         if (!requests.isEmpty())
         {
             final Map.Entry<Long, RequestState> first = requests.entrySet().iterator().next();
+            stuck = new Stuck("request", first.getKey(), first.getValue().name());
             report("L3 not-quiescent", sequence, requests.size() + " request(s) neither finished, aborted nor " +
                 "rejected (first: request " + first.getKey() + " " + first.getValue() + ")");
             return;
         }
         if (!model.inflightOps().isEmpty())
         {
+            final OpView op = model.inflightOps().get(0);
+            stuck = new Stuck("op", op.id(), op.kind());
             report("L3 not-quiescent", sequence, model.inflightOps().size() + " op(s) still in flight (first: " +
-                model.inflightOps().get(0) + ")");
+                op + ")");
             return;
         }
         for (final Pool pool : Pool.values())
@@ -302,6 +326,7 @@ public final class LivenessMonitor
                 if (state == SlotState.REQUEST || state == SlotState.OP || state == SlotState.PENDING_FREE ||
                     (state != SlotState.FREE && (pool == Pool.HOST_KV || pool == Pool.HOST_MAMBA)))
                 {
+                    stuck = new Stuck(pool.name(), s, state.name());
                     report("L3 not-quiescent", sequence, pool + ":" + s + " is still " + state + " (" +
                         model.slotLabel(pool, s) + ") after every request ended and every op drained");
                     return;

@@ -29,7 +29,8 @@ import java.util.concurrent.Callable;
  * seeded swarm in the deterministic mode, in the manner of FoundationDB's simulation and TigerBeetle's VOPR. Each
  * seed picks a whole configuration ({@link Explorer#configure}) and is checked document by document; a violation
  * writes the seed's configuration, first violation with its subject's history, its journal and its shrunk
- * reproducer under {@code --out}. {@code --first-seed S --seeds 1} repeats one seed exactly.
+ * reproducer under {@code --out} (for an invariant, and for the progress rules {@link Shrinker} can reduce: L1, L2,
+ * L3 and L5). {@code --first-seed S --seeds 1} repeats one seed exactly.
  */
 @Command(
     name = "explore",
@@ -45,7 +46,7 @@ import java.util.concurrent.Callable;
 final class ExploreCommand implements Callable<Integer>
 {
     /** Shrink budget per finding. */
-    private static final int SHRINK_RUNS = 3_000;
+    private static final int SHRINK_RUNS = 20_000;
     private static final long SHRINK_NANOS = 30_000_000_000L;
 
     @Spec
@@ -258,10 +259,11 @@ final class ExploreCommand implements Callable<Integer>
         final ObjectNode node = Json.object();
         node.put("seed", o.seed).put("rule", o.rule).put("sequence", o.sequence).put("text", o.text)
             .put("config", o.config.summary).put("journal", journal.toString());
-        if (o.violation != null && again.violation != null && again.violation.invariant() == o.violation.invariant())
+        final Shrinker shrinker = shrinkerFor(header, recorder, o, again);
+        if (shrinker != null)
         {
             final Path shrunk = dir.resolve("shrunk");
-            final int inputs = shrink(header, recorder, o, shrunk, report);
+            final int inputs = shrink(shrinker, header, recorder, shrunk, report);
             if (inputs > 0)
             {
                 node.put("reproducer", shrunk.toString()).put("reproducerInputs", inputs);
@@ -269,8 +271,9 @@ final class ExploreCommand implements Callable<Integer>
         }
         else
         {
-            report.add("not shrunk: the shrinker reduces invariant violations; progress findings (L1-L5), engine " +
-                "errors and data-plane mismatches are reported with their whole journal");
+            report.add("not shrunk: the shrinker reduces invariant violations and the progress rules " +
+                String.join(", ", Shrinker.SHRINKABLE_RULES) + " (seen again by the re-run); L4 no-progress, " +
+                "engine errors and data-plane mismatches are reported with their whole journal");
         }
         OutputFiles.writeString(dir.resolve("report.txt"), String.join("\n", report) + "\n", "the seed report");
         if (!json)
@@ -283,11 +286,25 @@ final class ExploreCommand implements Callable<Integer>
         return node;
     }
 
-    private int shrink(final JournalHeader header, final ExploreRecorder recorder, final Explorer.Outcome o,
+    /**
+     * @return a shrinker for the finding when the re-run that wrote the journal saw the same thing: an invariant, or
+     * a progress rule of {@link Shrinker#SHRINKABLE_RULES}; null otherwise.
+     */
+    private static Shrinker shrinkerFor(final JournalHeader header, final ExploreRecorder recorder,
+        final Explorer.Outcome o, final Explorer.Outcome again)
+    {
+        if (o.violation != null)
+        {
+            return again.violation != null && again.violation.invariant() == o.violation.invariant() ?
+                new Shrinker(header, recorder.steps, o.violation.invariant(), SHRINK_RUNS, SHRINK_NANOS) : null;
+        }
+        return Shrinker.SHRINKABLE_RULES.contains(o.rule) && o.rule.equals(again.rule) ?
+            new Shrinker(header, recorder.steps, o.rule, SHRINK_RUNS, SHRINK_NANOS) : null;
+    }
+
+    private int shrink(final Shrinker shrinker, final JournalHeader header, final ExploreRecorder recorder,
         final Path shrunk, final List<String> report)
     {
-        final Shrinker shrinker = new Shrinker(header, recorder.steps, o.violation.invariant(), SHRINK_RUNS,
-            SHRINK_NANOS);
         final Shrinker.Result result;
         try
         {
@@ -299,9 +316,10 @@ final class ExploreCommand implements Callable<Integer>
             return 0;
         }
         final List<String> lines = new ArrayList<>();
+        final Shrinker.Execution written;
         try (JournalWriter writer = JournalWriter.open(shrunk, header, false))
         {
-            shrinker.execute(result.kept(), (in, resultCode, effects) ->
+            written = shrinker.execute(result.kept(), (in, resultCode, effects) ->
             {
                 writer.append(in, resultCode, effects);
                 lines.add(JournalPrinter.describeInput(in) + " -> " + ResultCode.name(resultCode));
@@ -313,11 +331,16 @@ final class ExploreCommand implements Callable<Integer>
             return 0;
         }
         report.add(String.format(Locale.ROOT, "shrunk: %d -> %d inputs (%s, %d re-executions in %.1f s%s): %s",
-            recorder.steps.size(), result.kept().length, o.violation.invariant().name(), result.runs(),
+            recorder.steps.size(), result.kept().length, shrinker.goal(), result.runs(),
             result.elapsedNs() / 1e9, result.capped() ? ", budget reached" : "", shrunk));
         for (final String line : lines)
         {
             report.add("    " + line);
+        }
+        if (written.finding() != null)
+        {
+            report.add("reproducer: " + written.finding().rule() + " at input #" + written.finding().sequence() +
+                ": " + written.finding().text());
         }
         return result.kept().length;
     }

@@ -68,6 +68,37 @@ class ShrinkCommandTest
         assertEquals(after, replay.get("documents").asLong());
     }
 
+    /**
+     * {@code --liveness}: the journal of explore's seed 17 with the oversize-backup bug breaks no invariant and ends
+     * with the backlog stuck (L5); it shrinks to a few inputs that end the same way (the first finding of the reduced
+     * journal read back from disk is L5 at its last input). Without the flag the journal is clean.
+     */
+    @Test
+    void shouldShrinkAProgressFindingWithLiveness()
+    {
+        final Path explored = dir.resolve("explored");
+        kvledger("explore", "--first-seed", 17, "--seeds", 1, "--fault", "OVERSIZE_BACKUP_BLOCKS", "--out", explored)
+            .exits(KvledgerMain.EXIT_FOUND);
+        final Path journal = explored.resolve("seed-17").resolve("journal");
+        kvledger("shrink", journal, "--out", dir.resolve("not-asked")).exits(0);
+
+        final CliRun run = kvledger("shrink", journal, "--liveness", "--out", dir.resolve("stuck")).exits(1);
+
+        final Matcher shrunk = Pattern.compile("shrunk (\\d+) -> (\\d+) inputs \\(progress rule L5 backlog-stuck\\), " +
+            "written to .+").matcher(run.firstLine());
+        assertTrue(shrunk.matches(), run.out());
+        final int after = Integer.parseInt(shrunk.group(2));
+        assertTrue(after <= FaultMatrixTest.MAX_REPRODUCER && after * 20 < Long.parseLong(shrunk.group(1)), run.out());
+        assertTrue(run.out().contains("\nprogress finding of the reduced journal: #" + after + " L5 backlog-stuck "),
+            run.out());
+        assertEquals(after, kvledger("check", dir.resolve("stuck"), "--json").exits(0).json().get("documents")
+            .asLong());
+        final CliRun again = kvledger("shrink", dir.resolve("stuck"), "--liveness", "--out", dir.resolve("again"))
+            .exits(1);
+        assertTrue(again.out().contains("\nfirst progress finding of the journal: #" + after + " L5 backlog-stuck "),
+            again.out());
+    }
+
     @Test
     void shouldSayWhenThereIsNothingToShrink()
     {
