@@ -31,6 +31,17 @@ class RunAndDemoCommandTest
     }
 
     @Test
+    void shouldJournalOnTheEngineThreadWhenAsked(@TempDir final Path dir)
+    {
+        final Path journal = dir.resolve("journal");
+        final CliRun run = kvledger("run", "--requests", 8, "--prompt-tokens", 1024, "--extend-tokens", 128,
+            "--no-journal-thread", "--journal", journal, "--store-dir", dir.resolve("l3")).exits(0);
+        assertTrue(run.out().contains("requests          16 (16 finished"), run.out());
+        kvledger("check", journal).exits(0);
+        kvledger("replay", journal).exits(0);
+    }
+
+    @Test
     void shouldPrintJsonSummaryAndWriteTheSameJournalTwiceWhenDeterministic(@TempDir final Path dir)
     {
         final JsonNode a = kvledger("run", "--deterministic", "--workload", "random", "--requests", 40,
