@@ -24,6 +24,8 @@ import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.PrefetchPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,6 +47,13 @@ class LiveRuntimeTest
         return EngineConfig.builder().pageSize(16).deviceKvPages(1024).deviceMambaSlots(64).hostKvPages(2048)
             .hostMambaSlots(128).maxRequests(512).maxRequestPages(64).maxOps(1024).kvPageBytes(1024)
             .mambaStateBytes(4096).prefetchPolicy(PrefetchPolicy.WAIT_COMPLETE);
+    }
+
+    static KvLedgerOptions options(final Path dir, final EngineConfig config, final boolean journalThread)
+    {
+        final KvLedgerOptions o = options(dir, config);
+        o.journalThread = journalThread;
+        return o;
     }
 
     static KvLedgerOptions options(final Path dir, final EngineConfig config)
@@ -122,14 +131,15 @@ class LiveRuntimeTest
         return w;
     }
 
-    @Test
-    void shouldJournalLiveRunThatReplaysToTheSameState(@TempDir final Path dir)
+    @ParameterizedTest(name = "journal thread {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldJournalLiveRunThatReplaysToTheSameState(final boolean journalThread, @TempDir final Path dir)
     {
         final EngineConfig config = config().build();
         final long hash;
         final RunSummary summary;
         final ServingLoop loop;
-        final KvLedger ledger = KvLedger.open(options(dir, config));
+        final KvLedger ledger = KvLedger.open(options(dir, config, journalThread));
         try
         {
             loop = new ServingLoop(ledger.session(), config, Workload.build(workload(WorkloadKind.PR_BENCH, 1000)));
@@ -346,11 +356,13 @@ class LiveRuntimeTest
         throw new AssertionError("request was not admitted with a load");
     }
 
-    @Test
-    void shouldNeitherLoseNorDuplicateInputsWhenTheRingIsFull(@TempDir final Path dir) throws Exception
+    @ParameterizedTest(name = "journal thread {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldNeitherLoseNorDuplicateInputsWhenTheRingIsFull(final boolean journalThread, @TempDir final Path dir)
+        throws Exception
     {
         final EngineConfig config = config().build();
-        final KvLedgerOptions o = options(dir, config);
+        final KvLedgerOptions o = options(dir, config, journalThread);
         o.ringSize = 8;
         o.failFastWhenFull = true;
         final AtomicLong accepted = new AtomicLong();
@@ -387,11 +399,13 @@ class LiveRuntimeTest
         assertEquals(80_000, accepted.get() + refused.get());
     }
 
-    @Test
-    void shouldLeaveReplayableJournalWhenClosedUnderLoad(@TempDir final Path dir) throws Exception
+    @ParameterizedTest(name = "journal thread {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldLeaveReplayableJournalWhenClosedUnderLoad(final boolean journalThread, @TempDir final Path dir)
+        throws Exception
     {
         final EngineConfig config = config().build();
-        final KvLedger ledger = KvLedger.open(options(dir, config));
+        final KvLedger ledger = KvLedger.open(options(dir, config, journalThread));
         final Thread server = new Thread(() ->
         {
             try

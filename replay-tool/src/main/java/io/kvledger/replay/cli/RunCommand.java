@@ -140,11 +140,11 @@ final class RunCommand implements Callable<Integer>
         description = "How --device cuda copies: one copy kernel launch per batch, or one cuMemcpyAsync per page " +
             "(default: ${DEFAULT-VALUE}).", defaultValue = "kernel")
     CudaCopyPath ioBackend;
-    @Option(names = "--journal-thread", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(names = "--journal-thread", negatable = true,
         description = "Append the journal on its own thread, the engine applying the next input meanwhile; " +
-        "--no-journal-thread appends on the engine thread (fewer threads: better on a machine with two cores or " +
-        "fewer; default: ${DEFAULT-VALUE}).")
-    boolean journalThread;
+        "--no-journal-thread appends on the engine thread (default: a journal thread with four or more " +
+        "processors, the engine thread with fewer).")
+    Boolean journalThread;
 
     @Option(names = "--metrics-port", paramLabel = "N", description = "Serve the live counters in the Prometheus " +
         "text format on http://127.0.0.1:N/metrics while the run lasts (kvledger stat reads them from the journal " +
@@ -222,7 +222,10 @@ final class RunCommand implements Callable<Integer>
             throw new CliException(ex.getMessage());
         }
         o.journalDir = journalDir;
-        o.journalThread = journalThread;
+        if (null != journalThread)
+        {
+            o.journalThread = journalThread;
+        }
         o.device = device;
         o.store = storeKind(store);
         o.storeDir = storeDir;

@@ -3,6 +3,8 @@ package io.kvledger.replay.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,12 +32,13 @@ class RunAndDemoCommandTest
         kvledger("replay", journal).exits(0);
     }
 
-    @Test
-    void shouldJournalOnTheEngineThreadWhenAsked(@TempDir final Path dir)
+    @ParameterizedTest
+    @ValueSource(strings = {"--journal-thread", "--no-journal-thread"})
+    void shouldJournalOnEitherThreadWhenAsked(final String journalThread, @TempDir final Path dir)
     {
         final Path journal = dir.resolve("journal");
         final CliRun run = kvledger("run", "--requests", 8, "--prompt-tokens", 1024, "--extend-tokens", 128,
-            "--no-journal-thread", "--journal", journal, "--store-dir", dir.resolve("l3")).exits(0);
+            journalThread, "--journal", journal, "--store-dir", dir.resolve("l3")).exits(0);
         assertTrue(run.out().contains("requests          16 (16 finished"), run.out());
         kvledger("check", journal).exits(0);
         kvledger("replay", journal).exits(0);
