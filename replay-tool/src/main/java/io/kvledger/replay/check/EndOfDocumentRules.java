@@ -37,22 +37,25 @@ final class EndOfDocumentRules extends ShadowPart
             opFinding(Invariant.I19, op.id, "OP_QUEUED declared " + op.declaredTargets + " targets but only " +
                 (op.declaredTargets - scope.targetsRemaining) + " OP_TARGETs followed");
         }
-        for (final ShadowOp op : scope.queued)
+        for (int opIndex = 0; opIndex < scope.queued.size(); opIndex++)
         {
+            final ShadowOp op = scope.queued.get(opIndex);
             if (op.state.live())
             {
                 settleQueuedTargets(op);
             }
         }
-        for (final ShadowOp op : scope.launchedSameDocument)
+        for (int opIndex = 0; opIndex < scope.launchedSameDocument.size(); opIndex++)
         {
+            final ShadowOp op = scope.launchedSameDocument.get(opIndex);
             if (op.state == ShadowOp.State.LAUNCHED)
             {
                 opRules.checkLaunch(op);
             }
         }
-        for (final DocumentScope.Suspicion suspicion : scope.suspicions)
+        for (int suspicionIndex = 0; suspicionIndex < scope.suspicions.size(); suspicionIndex++)
         {
+            final DocumentScope.Suspicion suspicion = scope.suspicions.get(suspicionIndex);
             if (suspicion.target().op.state.live() && !suspicion.target().reported)
             {
                 suspicion.target().reported = true;
@@ -62,8 +65,9 @@ final class EndOfDocumentRules extends ShadowPart
         checkCursors();
         checkAdmittedPrefixes();
         checkStartedRequests();
-        for (final ShadowOp op : scope.ended)
+        for (int opIndex = 0; opIndex < scope.ended.size(); opIndex++)
         {
+            final ShadowOp op = scope.ended.get(opIndex);
             checkEndedOp(op);
         }
         for (final long request : scope.droppedHolds)
@@ -87,8 +91,9 @@ final class EndOfDocumentRules extends ShadowPart
      */
     void checkAdmittedPrefixes()
     {
-        for (final long[] admitted : admittedPrefixes)
+        for (int admittedIndex = 0; admittedIndex < admittedPrefixes.size(); admittedIndex++)
         {
+            final long[] admitted = admittedPrefixes.get(admittedIndex);
             final long request = admitted[0];
             final long prefix = admitted[1];
             long node = -1;
@@ -326,8 +331,9 @@ final class EndOfDocumentRules extends ShadowPart
 
     void retire()
     {
-        for (final ShadowOp op : scope.ended)
+        for (int opIndex = 0; opIndex < scope.ended.size(); opIndex++)
         {
+            final ShadowOp op = scope.ended.get(opIndex);
             if (ops.get(op.id) == op)
             {
                 ops.remove(op.id);

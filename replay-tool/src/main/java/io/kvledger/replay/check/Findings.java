@@ -61,6 +61,11 @@ final class Findings
     /**
      * @return the pending findings, in order, leaving none.
      */
+    boolean isEmpty()
+    {
+        return pending.isEmpty();
+    }
+
     List<Finding> drain()
     {
         if (pending.isEmpty())

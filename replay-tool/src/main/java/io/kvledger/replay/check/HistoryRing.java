@@ -36,7 +36,8 @@ final class HistoryRing
     HistoryRing(final int limit)
     {
         this.limit = limit;
-        this.data = new long[Math.max(0, limit) * WORDS];
+        // Most subjects (ops above all) see a handful of effects: start small and grow to the limit.
+        this.data = new long[Math.min(Math.max(0, limit), 4) * WORDS];
     }
 
     /**

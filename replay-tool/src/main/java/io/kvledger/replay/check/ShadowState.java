@@ -123,6 +123,10 @@ final class ShadowState
 
     void flush()
     {
+        if (findings.isEmpty())
+        {
+            return;
+        }
         for (final Findings.Finding finding : findings.drain())
         {
             final List<HistoryEntry> history = finding.history() != null ? finding.history() : history(finding);

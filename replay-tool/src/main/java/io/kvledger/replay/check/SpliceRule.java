@@ -102,8 +102,9 @@ final class SpliceRule extends ShadowPart
     /** The tree slice of every load queued in this document equals its destinations. */
     void endOfDocument()
     {
-        for (final Splice splice : splices)
+        for (int spliceIndex = 0; spliceIndex < splices.size(); spliceIndex++)
         {
+            final Splice splice = splices.get(spliceIndex);
             checkSlice(splice);
         }
         splices.clear();
