@@ -171,6 +171,12 @@ final class Admission extends Flow
             effects.waited(requestId, Reason.PREFETCH_PENDING);
             return ResultCode.NOT_ADMITTED;
         }
+        if (requests.parkPages[r] > 0)
+        {
+            // Past the prefetch-policy gate with a hit still parked for staging (best_effort at once, timeout once
+            // its deadline passed): the request goes on without it, and the journal says so.
+            effects.holdDropped(requestId, Reason.FETCH_ABANDONED, requests.parkPages[r]);
+        }
         read.unpark(r);
         requests.queryOp[r] = NONE;
         if (current == RequestState.WAITING)

@@ -93,6 +93,21 @@ class ParkedHitFifoTest
     }
 
     @ParameterizedTest
+    @EnumSource(value = PrefetchPolicy.class, names = {"BEST_EFFORT"})
+    void shouldJournalAParkedHitGivenUpAtAdmission(final PrefetchPolicy policy)
+    {
+        final Driver d = new Driver(config(policy), true);
+        d.storageHit(d.arrive(1, 11, 8), 8, 8);
+        d.storageHit(d.arrive(2, 22, 4), 4, 4);
+        assertEquals(-1, d.queuedOwner(OpKind.FETCH), "request 2 parks: request 1 holds all staging");
+        d.passBegin();
+        d.admit(2);
+        assertEquals(io.kvledger.journal.codec.Reason.FETCH_ABANDONED,
+            d.reasonOf(io.kvledger.journal.codec.EffectType.HOLD_DROPPED), "best_effort goes on without the hit");
+        assertEquals(0, d.engine.parkedHits(), "and the hit leaves the FIFO");
+    }
+
+    @ParameterizedTest
     @EnumSource(value = PrefetchPolicy.class, names = {"BEST_EFFORT", "WAIT_COMPLETE"})
     void shouldDropAHitThatCanNeverFitTheStagingInsteadOfBlockingTheFifo(final PrefetchPolicy policy)
     {

@@ -27,11 +27,11 @@ import java.util.Map;
  * <ul>
  * <li>{@code L1 parked-hit-starved}: a live waiting request keeps an L3 hit parked while host staging is wholly free
  * for {@link #STARVED_PASSES} consecutive passes (a parked hit must be served once staging frees). A parked hit
- * ends when its fetch is queued, its request is staged, admitted, rejected or ends, and also when an admission of
- * the request gets past the prefetch-policy gate: the engine then gives the parked hit up without an effect of its
- * own (best_effort at once, timeout once the deadline passed), so any WAITED of the request with a reason other
- * than PREFETCH_PENDING says the hit is gone (found by explore seed 3332: a timeout-policy request whose hit was
- * given up at #1522 and that then waited for ALLOCATION was reported as starved at #3288).</li>
+ * ends when its fetch is queued, its request is staged, admitted, rejected or ends, when a HOLD_DROPPED names it
+ * (an admission past the prefetch-policy gate gives the parked hit up: best_effort at once, timeout once the
+ * deadline passed), and, for journals written before that effect was journaled, at any WAITED of the request with a
+ * reason other than PREFETCH_PENDING (found by explore seed 3332: a timeout-policy request whose hit was given up
+ * at #1522 without an effect and that then waited for ALLOCATION was reported as starved at #3288).</li>
  * <li>{@code L2 backup-repeated}: a backup reads a device KV page that an earlier backup already copied (acked)
  * while the page has kept the same owner since (pages already stored are backed up again).</li>
  * <li>{@code L3 not-quiescent}: at the end of a run, a request is not finished, aborted or rejected, an op is in
@@ -151,6 +151,7 @@ public final class LivenessMonitor
                     }
                     break;
                 case HOLD_STAGED:
+                case HOLD_DROPPED:
                 case ADMITTED:
                 case REJECTED:
                     parked.remove(effects.owner(i));
