@@ -42,8 +42,12 @@ import java.util.Map;
  */
 public final class LivenessMonitor
 {
-    /** Passes with wholly free staging that a parked hit may wait before it counts as starved. */
-    public static final int STARVED_PASSES = 64;
+    /**
+     * Passes with wholly free staging that a parked hit may wait before it counts as starved. The engine retries the
+     * parked-hit FIFO at every PASS_BEGIN and TICK, so a live hit is fetched at the first pass that finds staging
+     * free; eight leaves room for a hit parked behind others and keeps a reproducer of the rule short.
+     */
+    public static final int STARVED_PASSES = 8;
 
     /**
      * One breach of a progress rule.

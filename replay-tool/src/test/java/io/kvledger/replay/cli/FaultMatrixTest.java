@@ -120,17 +120,15 @@ class FaultMatrixTest
     }
 
     /**
-     * A progress finding shrinks too, to a reproducer on which the monitor reports the same rule. L1 cannot go under
-     * the {@link LivenessMonitor#STARVED_PASSES} passes it counts (one PASS_END each), so its bound is those passes
-     * plus {@link #MAX_REPRODUCER}.
+     * A progress finding shrinks too, to at most {@link #MAX_REPRODUCER} inputs on which the monitor reports the same
+     * rule (L1 needs {@link LivenessMonitor#STARVED_PASSES} passes, one PASS_END each, of them).
      */
     private static void shrinkProgressFinding(final FaultSwitch fault, final Explorer.Outcome found,
         final JournalHeader header, final List<Shrinker.Step> steps)
     {
         final Shrinker shrinker = new Shrinker(header, steps, found.rule, 20_000, 60_000_000_000L);
         final Shrinker.Result result = shrinker.shrink();
-        final int bound = found.rule.startsWith("L1 ") ? LivenessMonitor.STARVED_PASSES + MAX_REPRODUCER :
-            MAX_REPRODUCER;
+        final int bound = MAX_REPRODUCER;
         System.out.println("matrix " + fault.name() + ": seed " + found.seed + " " + found.rule + " at #" +
             found.sequence + ", shrunk " + steps.size() + " -> " + result.kept().length + " inputs");
         assertTrue(result.kept().length <= bound, fault.name() + " shrank only to " + result.kept().length +
