@@ -65,6 +65,16 @@ final class Scenarios
      */
     static JournalFixture.Doc admit(final JournalFixture f, final boolean reset)
     {
+        return admit(f, reset, 1, 2);
+    }
+
+    /**
+     * {@link #admit(JournalFixture, boolean)} with the load's second KV destination and the admitted prefix chosen
+     * (the I11 twins make them disagree with the tree slice and the hold).
+     */
+    static JournalFixture.Doc admit(final JournalFixture f, final boolean reset, final int secondKvWritten,
+        final int prefix)
+    {
         f.doc(InputType.PASS_BEGIN);
         final JournalFixture.Doc doc = f.doc(InputType.ADMIT).request(R1)
             .reserved(R1, 3, 3)
@@ -82,8 +92,8 @@ final class Scenarios
         doc.transition(HOST_KV, 0, REQUEST, R1, OP, LOAD).transition(HOST_KV, 1, REQUEST, R1, OP, LOAD)
             .transition(HOST_MAMBA, 0, REQUEST, R1, OP, LOAD)
             .queued(LOAD, OpKind.LOAD, R1, read(HOST_KV, 0), read(HOST_KV, 1), read(HOST_MAMBA, 0),
-                write(KV, 0), write(KV, 1), write(MAMBA, N), write(MAMBA, S))
-            .admitted(R1, LOAD, 2, 2, -1)
+                write(KV, 0), write(KV, secondKvWritten), write(MAMBA, N), write(MAMBA, S))
+            .admitted(R1, LOAD, prefix, prefix, -1)
             .state(R1, RequestState.STAGED, RequestState.ADMITTED);
         return doc;
     }

@@ -40,23 +40,7 @@ class SpliceAndEvictionTwinsTest
      */
     private static long admit(final JournalFixture f, final int secondKvWritten, final int prefix)
     {
-        f.doc(InputType.PASS_BEGIN);
-        return f.doc(InputType.ADMIT).request(R1)
-            .reserved(R1, 3, 3)
-            .inserted(NODE1, 0, 2, 2)
-            .alloc(KV, 0, NODE, NODE1).alloc(KV, 1, NODE, NODE1)
-            .alloc(MAMBA, N, NODE, NODE1)
-            .alloc(MAMBA, S, REQUEST, R1).alloc(MAMBA, TRACK, REQUEST, R1)
-            .alloc(KV, 2, REQUEST, R1)
-            .locked(NODE1, Component.FULL, OP, LOAD, 1)
-            .locked(NODE1, Component.FULL, REQUEST, R1, 2)
-            .reset(S).reset(TRACK).reset(N)
-            .transition(HOST_KV, 0, REQUEST, R1, OP, LOAD).transition(HOST_KV, 1, REQUEST, R1, OP, LOAD)
-            .transition(HOST_MAMBA, 0, REQUEST, R1, OP, LOAD)
-            .queued(LOAD, OpKind.LOAD, R1, read(HOST_KV, 0), read(HOST_KV, 1), read(HOST_MAMBA, 0),
-                write(KV, 0), write(KV, secondKvWritten), write(MAMBA, N), write(MAMBA, S))
-            .admitted(R1, LOAD, prefix, prefix, -1)
-            .state(R1, RequestState.STAGED, RequestState.ADMITTED).sequence();
+        return Scenarios.admit(f, true, secondKvWritten, prefix).sequence();
     }
 
     @Test
