@@ -2,27 +2,18 @@ package io.kvledger.replay.check;
 
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.InputType;
-import io.kvledger.journal.codec.OpKind;
-import io.kvledger.journal.codec.RequestState;
 import org.junit.jupiter.api.Test;
 
 import static io.kvledger.journal.codec.SlotState.NODE;
-import static io.kvledger.journal.codec.SlotState.OP;
-import static io.kvledger.journal.codec.SlotState.REQUEST;
 import static io.kvledger.replay.check.CheckAssertions.assertClean;
 import static io.kvledger.replay.check.CheckAssertions.assertFirst;
-import static io.kvledger.replay.check.JournalFixture.HOST_KV;
-import static io.kvledger.replay.check.JournalFixture.HOST_MAMBA;
 import static io.kvledger.replay.check.JournalFixture.KV;
 import static io.kvledger.replay.check.JournalFixture.MAMBA;
-import static io.kvledger.replay.check.JournalFixture.read;
-import static io.kvledger.replay.check.JournalFixture.write;
 import static io.kvledger.replay.check.Scenarios.LOAD;
 import static io.kvledger.replay.check.Scenarios.N;
 import static io.kvledger.replay.check.Scenarios.NODE1;
 import static io.kvledger.replay.check.Scenarios.NODE2;
 import static io.kvledger.replay.check.Scenarios.R1;
-import static io.kvledger.replay.check.Scenarios.S;
 import static io.kvledger.replay.check.Scenarios.TRACK;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
