@@ -81,6 +81,7 @@ public final class CountersPublisher implements EngineObserver
     private static final int INPUTS_REFUSED = KvCounter.INPUTS_REFUSED.ordinal();
     private static final int JOURNAL_BYTES = KvCounter.JOURNAL_BYTES.ordinal();
     private static final int JOURNAL_DOCUMENTS = KvCounter.JOURNAL_DOCUMENTS.ordinal();
+    private static final int JOURNAL_LAG = KvCounter.JOURNAL_LAG.ordinal();
     private static final int L3_HIT_PAGES = KvCounter.L3_HIT_PAGES.ordinal();
     private static final int L3_HIT_PAGES_REPORTED = KvCounter.L3_HIT_PAGES_REPORTED.ordinal();
     private static final int L3_QUERIES = KvCounter.L3_QUERIES.ordinal();
@@ -296,8 +297,10 @@ public final class CountersPublisher implements EngineObserver
         }
         if (null != journal)
         {
-            put(JOURNAL_DOCUMENTS, journal.lastSequence());
+            final long appended = journal.lastSequence();
+            put(JOURNAL_DOCUMENTS, appended);
             put(JOURNAL_BYTES, journal.appendedBytes());
+            put(JOURNAL_LAG, Math.max(0, engine.sequence() - appended));
         }
     }
 

@@ -112,6 +112,8 @@ public enum KvCounter
         Kind.COUNTER, Tier.FAST, "Documents appended to the journal"),
     JOURNAL_BYTES(63, "journal bytes", "journalBytes", "kvledger_journal_bytes_total", Kind.COUNTER, Tier.FAST,
         "Bytes of documents appended to the journal"),
+    JOURNAL_LAG(64, "journal lag", "journalLag", "kvledger_journal_lag_documents", Kind.GAUGE, Tier.FAST,
+        "Documents applied and not yet appended (the journal thread's backlog; 0 when the engine thread appends)"),
 
     RING_FILL(70, "ring fill", "ringFill", "kvledger_ring_fill", Kind.GAUGE, Tier.SLOW,
         "Inputs published to the ring and not yet applied"),

@@ -58,7 +58,7 @@ class LiveCountersTest
         throws Exception
     {
         final EngineConfig config = LiveRuntimeTest.config().build();
-        final KvLedgerOptions options = LiveRuntimeTest.options(dir, config);
+        final KvLedgerOptions options = LiveRuntimeTest.options(dir, config, true);
         options.store = KvLedgerOptions.StoreKind.MEMORY;
         options.metricsPort = 0;
         final KvLedger ledger = KvLedger.open(options);
@@ -119,7 +119,8 @@ class LiveCountersTest
         final EngineCounters c = ledger.engine().counters();
         assertEquals(c.inputs, last.get(KvCounter.INPUTS));
         assertEquals(ledger.loop().appliedSequence(), last.get(KvCounter.INPUTS));
-        assertEquals(c.inputs, last.get(KvCounter.JOURNAL_DOCUMENTS));
+        assertEquals(c.inputs, last.get(KvCounter.JOURNAL_DOCUMENTS), "the journal thread appended every input");
+        assertEquals(0, last.get(KvCounter.JOURNAL_LAG), "and nothing is left behind at close");
         assertTrue(last.get(KvCounter.JOURNAL_BYTES) > c.inputs * 32);
         assertEquals(c.effects, last.get(KvCounter.EFFECTS));
         assertEquals(c.admitted, last.get(KvCounter.ADMITTED));
