@@ -1,6 +1,7 @@
 package io.kvledger.engine.sim;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -190,62 +191,46 @@ public final class Workload
 
     private void prBench()
     {
-        final long seed = options.seed;
+        final int requests = options.requests;
+        phases.add(new Phase("round 1: " + requests + " prompts of " + options.promptTokens +
+            " tokens, written to L3", false, requests, () -> prBenchRound(false)));
+        phases.add(new Phase("round 2: the same prompts extended by " + options.extendTokens +
+            " tokens, device flushed: prefixes come back from L3", true, requests, () -> prBenchRound(true)));
+    }
+
+    /**
+     * One pr-bench round, streamed from the seed. Both rounds draw the same stream, per prompt i: P[i] ++ E[i], then
+     * the retract and abort rolls. Round one serves P[i] alone and ignores the rolls; round two serves P[i] ++ E[i]
+     * with them.
+     */
+    private SpecStream prBenchRound(final boolean second)
+    {
         final int requests = options.requests;
         final int promptTokens = options.promptTokens;
         final int extendTokens = options.extendTokens;
         final int maxNewTokens = options.maxNewTokens;
         final double retractRate = options.retractRate;
         final double abortRate = options.abortRate;
-        // The stream draws, per prompt i: P[i], then E[i], then the retract and abort rolls of P[i] ++ E[i].
-        phases.add(new Phase("round 1: " + requests + " prompts of " + promptTokens + " tokens, written to L3", false,
-            requests, () ->
-            {
-                final SplitMixRandom random = new SplitMixRandom(seed);
-                return new SpecStream()
-                {
-                    private int i;
+        final SplitMixRandom random = new SplitMixRandom(options.seed);
+        return new SpecStream()
+        {
+            private int i;
 
-                    @Override
-                    public Spec next()
-                    {
-                        if (i == requests)
-                        {
-                            return null;
-                        }
-                        final int[] prompt = tokens(random, promptTokens);
-                        for (int j = 0; j < extendTokens; j++)
-                        {
-                            random.nextInt(151_000);
-                        }
-                        roll(random, retractRate);
-                        roll(random, abortRate);
-                        return new Spec(++i, 1, prompt, maxNewTokens, false, false);
-                    }
-                };
-            }));
-        phases.add(new Phase("round 2: the same prompts extended by " + extendTokens +
-            " tokens, device flushed: prefixes come back from L3", true, requests, () ->
+            @Override
+            public Spec next()
             {
-                final SplitMixRandom random = new SplitMixRandom(seed);
-                return new SpecStream()
+                if (i == requests)
                 {
-                    private int i;
-
-                    @Override
-                    public Spec next()
-                    {
-                        if (i == requests)
-                        {
-                            return null;
-                        }
-                        final int[] extended = tokens(random, promptTokens + extendTokens);
-                        final boolean retract = roll(random, retractRate);
-                        final boolean abort = roll(random, abortRate);
-                        return new Spec(requests + ++i, 1, extended, maxNewTokens, retract, abort);
-                    }
-                };
-            }));
+                    return null;
+                }
+                final int[] extended = tokens(random, promptTokens + extendTokens);
+                final boolean retract = roll(random, retractRate);
+                final boolean abort = roll(random, abortRate);
+                ++i;
+                return second ? new Spec(requests + i, 1, extended, maxNewTokens, retract, abort) :
+                    new Spec(i, 1, Arrays.copyOf(extended, promptTokens), maxNewTokens, false, false);
+            }
+        };
     }
 
     /** The one stream of a multi-turn workload, shared by its turns, and where each turn's tokens began in it. */
