@@ -1,6 +1,5 @@
 package io.kvledger.engine.store;
 
-import io.kvledger.engine.device.ContentDigest;
 import io.kvledger.engine.device.HostStaging;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
@@ -10,7 +9,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -42,22 +40,13 @@ import java.util.stream.Stream;
  */
 public final class FileL3Store extends AsyncL3Store
 {
-    /** Bytes of the header before the content. */
-    public static final int HEADER_LENGTH = 40;
-    /** "KVL3" read as a little-endian int. */
-    public static final int MAGIC = 0x334C564B;
-    /** File format version. */
-    public static final short VERSION = 1;
+    /** Bytes of the header before the content ({@link L3ObjectCodec}). */
+    public static final int HEADER_LENGTH = L3ObjectCodec.HEADER_LENGTH;
+    /** "KVL3" read as a little-endian int ({@link L3ObjectCodec}). */
+    public static final int MAGIC = L3ObjectCodec.MAGIC;
+    /** Object format version ({@link L3ObjectCodec}). */
+    public static final short VERSION = L3ObjectCodec.VERSION;
 
-    private static final int MAGIC_OFFSET = 0;
-    private static final int VERSION_OFFSET = 4;
-    private static final int KIND_OFFSET = 6;
-    private static final int LENGTH_OFFSET = 8;
-    private static final int RESERVED_OFFSET = 12;
-    private static final int HI_OFFSET = 16;
-    private static final int LO_OFFSET = 24;
-    private static final int DIGEST_OFFSET = 32;
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final String PAGE_SUFFIX = ".page";
     private static final String MAMBA_SUFFIX = ".state";
     private static final String TMP_SUFFIX = ".tmp";
@@ -229,13 +218,7 @@ public final class FileL3Store extends AsyncL3Store
         }
 
         final UnsafeBuffer buffer = scratchBuffer;
-        if (buffer.getInt(MAGIC_OFFSET, LE) != MAGIC ||
-            buffer.getShort(VERSION_OFFSET, LE) != VERSION ||
-            buffer.getShort(KIND_OFFSET, LE) != kind ||
-            buffer.getInt(LENGTH_OFFSET, LE) != length ||
-            buffer.getLong(HI_OFFSET, LE) != hi ||
-            buffer.getLong(LO_OFFSET, LE) != lo ||
-            buffer.getLong(DIGEST_OFFSET, LE) != ContentDigest.digest(buffer, HEADER_LENGTH, length))
+        if (!L3ObjectCodec.verify(buffer, kind, hi, lo, length))
         {
             return corrupt(kind, path);
         }
@@ -247,16 +230,7 @@ public final class FileL3Store extends AsyncL3Store
     void writeObject(final int kind, final long hi, final long lo, final DirectBuffer src, final int length)
         throws IOException
     {
-        final UnsafeBuffer buffer = scratchBuffer;
-        buffer.putInt(MAGIC_OFFSET, MAGIC, LE);
-        buffer.putShort(VERSION_OFFSET, VERSION, LE);
-        buffer.putShort(KIND_OFFSET, (short)kind, LE);
-        buffer.putInt(LENGTH_OFFSET, length, LE);
-        buffer.putInt(RESERVED_OFFSET, 0, LE);
-        buffer.putLong(HI_OFFSET, hi, LE);
-        buffer.putLong(LO_OFFSET, lo, LE);
-        buffer.putBytes(HEADER_LENGTH, src, 0, length);
-        buffer.putLong(DIGEST_OFFSET, ContentDigest.digest(buffer, HEADER_LENGTH, length), LE);
+        L3ObjectCodec.encode(scratchBuffer, kind, hi, lo, src, length);
 
         ensureSubdirectory(kind, hi);
         final Path target = path(kind, hi, lo);

@@ -1,6 +1,5 @@
 package io.kvledger.engine.store;
 
-import io.kvledger.engine.device.ContentDigest;
 import io.kvledger.engine.device.HostStaging;
 import io.kvledger.journal.codec.Pool;
 import io.lettuce.core.RedisFuture;
@@ -43,16 +42,6 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisL3Store extends AsyncL3Store
 {
-    private static final int MAGIC_OFFSET = 0;
-    private static final int VERSION_OFFSET = 4;
-    private static final int KIND_OFFSET = 6;
-    private static final int LENGTH_OFFSET = 8;
-    private static final int RESERVED_OFFSET = 12;
-    private static final int HI_OFFSET = 16;
-    private static final int LO_OFFSET = 24;
-    private static final int DIGEST_OFFSET = 32;
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-
     private final RedisConnector connector;
     private final RedisClusterAsyncCommands<byte[], byte[]> redis;
     private final byte[] pagePrefix;
@@ -190,8 +179,8 @@ public final class RedisL3Store extends AsyncL3Store
         }
         awaitBatch();
 
-        final long pageLength = FileL3Store.HEADER_LENGTH + (long)kvPageBytes;
-        final long mambaLength = FileL3Store.HEADER_LENGTH + (long)mambaStateBytes;
+        final long pageLength = L3ObjectCodec.HEADER_LENGTH + (long)kvPageBytes;
+        final long mambaLength = L3ObjectCodec.HEADER_LENGTH + (long)mambaStateBytes;
         int present = 0;
         while (present < count && pageLength == (Long)result(present))
         {
@@ -381,37 +370,21 @@ public final class RedisL3Store extends AsyncL3Store
         }
         final UnsafeBuffer buffer = value;
         buffer.wrap(data);
-        if (data.length != FileL3Store.HEADER_LENGTH + length ||
-            buffer.getInt(MAGIC_OFFSET, LE) != FileL3Store.MAGIC ||
-            buffer.getShort(VERSION_OFFSET, LE) != FileL3Store.VERSION ||
-            buffer.getShort(KIND_OFFSET, LE) != kind ||
-            buffer.getInt(LENGTH_OFFSET, LE) != length ||
-            buffer.getLong(HI_OFFSET, LE) != hi ||
-            buffer.getLong(LO_OFFSET, LE) != lo ||
-            buffer.getLong(DIGEST_OFFSET, LE) != ContentDigest.digest(buffer, FileL3Store.HEADER_LENGTH, length))
+        if (data.length != L3ObjectCodec.HEADER_LENGTH + length || !L3ObjectCodec.verify(buffer, kind, hi, lo, length))
         {
             // Never loaded; removed so that the next write of this page replaces it (sent with the next batch).
             redis.del(key(kind == PAGE ? pagePrefix : mambaPrefix, hi, lo));
             connector.flush();
             return READ_CORRUPT;
         }
-        dst.putBytes(0, buffer, FileL3Store.HEADER_LENGTH, length);
+        dst.putBytes(0, buffer, L3ObjectCodec.HEADER_LENGTH, length);
         return READ_OK;
     }
 
     private static byte[] encode(final int kind, final long hi, final long lo, final DirectBuffer src, final int length)
     {
-        final byte[] data = new byte[FileL3Store.HEADER_LENGTH + length];
-        final UnsafeBuffer buffer = new UnsafeBuffer(data);
-        buffer.putInt(MAGIC_OFFSET, FileL3Store.MAGIC, LE);
-        buffer.putShort(VERSION_OFFSET, FileL3Store.VERSION, LE);
-        buffer.putShort(KIND_OFFSET, (short)kind, LE);
-        buffer.putInt(LENGTH_OFFSET, length, LE);
-        buffer.putInt(RESERVED_OFFSET, 0, LE);
-        buffer.putLong(HI_OFFSET, hi, LE);
-        buffer.putLong(LO_OFFSET, lo, LE);
-        buffer.putBytes(FileL3Store.HEADER_LENGTH, src, 0, length);
-        buffer.putLong(DIGEST_OFFSET, ContentDigest.digest(buffer, FileL3Store.HEADER_LENGTH, length), LE);
+        final byte[] data = new byte[L3ObjectCodec.HEADER_LENGTH + length];
+        L3ObjectCodec.encode(new UnsafeBuffer(data), kind, hi, lo, src, length);
         return data;
     }
 
