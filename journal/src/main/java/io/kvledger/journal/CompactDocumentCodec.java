@@ -17,7 +17,14 @@ import org.agrona.MutableDirectBuffer;
  *   uint8    flags: bit 0 ok, bit 1 request, bit 2 op, bits 3..7 value1..value5 present (absent = null id / 0)
  *   zigzag   resultCode
  *   zigzag   request, op, value1 .. value5, each only when present
- *   varint   fingerprint count, then per fingerprint hi, lo as int64 little-endian
+ *   schema version 2:
+ *     varint fingerprint count, then per fingerprint hi, lo as int64 little-endian
+ *   schema version 3:
+ *     varint (fingerprint count << 1) | shared bit
+ *     when the shared bit is set: varint back (the referenced document's sequence = sequence - back, at least 1),
+ *         varint shared (1 .. count): the first shared fingerprints are that document's first ones, taken from the
+ *         {@link FingerprintWindow} every reader keeps
+ *     per fingerprint not shared: hi, lo as int64 little-endian
  *   varint   effect count (after runs are expanded)
  *   records until the count is reached:
  *     uint8 effect type code (1..127) = one effect:
@@ -30,11 +37,17 @@ import org.agrona.MutableDirectBuffer;
  * </pre>
  * A varint is unsigned LEB128 (at most 10 bytes); a zigzag is a signed value zigzag-mapped then written as a varint.
  * The encoder emits a run whenever effects repeat except for their id (slot transitions, op targets, locks of one
- * admission): 64 consecutive slot transitions cost about 16 bytes instead of 3,200. Encoding and decoding allocate
- * nothing; decoding never throws on bad bytes. Not thread-safe.
+ * admission): 64 consecutive slot transitions cost about 16 bytes instead of 3,200. Since schema version 3 an
+ * {@code ARRIVE} whose fingerprints begin like a recent {@code ARRIVE}'s writes that part as a reference (a prompt's
+ * next turn costs its new pages, not its history). Encoding and decoding allocate nothing once the window has grown;
+ * decoding never throws on bad bytes. Not thread-safe; one codec per journal being written or read, documents in
+ * journal order.
  */
 public final class CompactDocumentCodec
 {
+    /** The schema version whose fingerprint field may refer to an earlier document. */
+    public static final int SHARED_FINGERPRINTS_VERSION = 3;
+
     /** Record tag of a run; effect type codes stay below it. */
     public static final int RUN = 0x80;
 
@@ -42,7 +55,7 @@ public final class CompactDocumentCodec
     public static final int MAX_EFFECT_BYTES = 1 + 2 + 9 + 5 * 10;
 
     /** Worst-case bytes before the fingerprints. */
-    public static final int MAX_INPUT_BYTES = 10 + 10 + 1 + 1 + 5 + 7 * 10 + 10 + 10;
+    public static final int MAX_INPUT_BYTES = 10 + 10 + 1 + 1 + 5 + 7 * 10 + 10 + 10 + 10 + 10;
 
     private static final int CODE_COLUMNS = 9;
     private static final int FIRST_CODE_COLUMN = 1;
@@ -58,6 +71,8 @@ public final class CompactDocumentCodec
         JournalCodes.OP_KINDS, JournalCodes.ROLES, JournalCodes.REASONS, JournalCodes.REQUEST_STATES,
         JournalCodes.REQUEST_STATES};
 
+    private final FingerprintWindow window;
+
     private MutableDirectBuffer out;
     private byte[] outArray;
     private int outBase;
@@ -68,6 +83,27 @@ public final class CompactDocumentCodec
     private boolean overrun;
     private String error;
     private boolean badValue;
+
+    /** A codec with its own fingerprint window. */
+    public CompactDocumentCodec()
+    {
+        this(new FingerprintWindow());
+    }
+
+    /**
+     * @param window the journal's fingerprint window; a writer's encoders on two threads may share one, used by one
+     *               thread at a time.
+     */
+    public CompactDocumentCodec(final FingerprintWindow window)
+    {
+        this.window = window;
+    }
+
+    /** @return the fingerprint window this codec keeps. */
+    public FingerprintWindow window()
+    {
+        return window;
+    }
 
     /**
      * Worst-case body length of a document, to size the buffer before encoding.
@@ -149,8 +185,19 @@ public final class CompactDocumentCodec
         }
 
         final int fingerprints = input.fingerprintCount();
-        putVarLong(fingerprints);
-        for (int i = 0; i < fingerprints; i++)
+        int shared = InputType.ARRIVE == input.type() ? window.longestPrefix(input) : 0;
+        final long back = input.sequence() - window.foundSequence();
+        if (back < 1)
+        {
+            shared = 0;
+        }
+        putVarLong((long)fingerprints << 1 | (shared > 0 ? 1 : 0));
+        if (shared > 0)
+        {
+            putVarLong(back);
+            putVarLong(shared);
+        }
+        for (int i = shared; i < fingerprints; i++)
         {
             buffer.putLong(position, input.fingerprintHi(i), JournalFrame.BYTE_ORDER);
             buffer.putLong(position + 8, input.fingerprintLo(i), JournalFrame.BYTE_ORDER);
@@ -181,6 +228,7 @@ public final class CompactDocumentCodec
 
         out = null;
         outArray = null;
+        window.add(input);
         return position - offset;
     }
 
@@ -300,6 +348,30 @@ public final class CompactDocumentCodec
         final InputRecord input,
         final EffectList effects)
     {
+        return decode(buffer, offset, length, SHARED_FINGERPRINTS_VERSION, input, effects);
+    }
+
+    /**
+     * Decode a body written with a given schema version into reused records; a version-3 {@code ARRIVE} joins the
+     * fingerprint window.
+     *
+     * @param buffer        holding the body.
+     * @param offset        of the body.
+     * @param length        of the body.
+     * @param schemaVersion the version in the frame's message header (2 or 3).
+     * @param input         record to fill (reset here); it must hold {@code fingerprintCount} fingerprints, see
+     *                      {@link #fingerprintCount}.
+     * @param effects       list to fill (cleared here).
+     * @return the result code; check {@link #error()} first: non-null means the body is bad.
+     */
+    public int decode(
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final int schemaVersion,
+        final InputRecord input,
+        final EffectList effects)
+    {
         in = buffer;
         position = offset;
         limit = offset + length;
@@ -319,7 +391,11 @@ public final class CompactDocumentCodec
         final long v3 = (flags & 32) != 0 ? getZigZag() : 0;
         final long v4 = (flags & 64) != 0 ? getZigZag() : 0;
         final long v5 = (flags & 128) != 0 ? getZigZag() : 0;
-        final long fingerprints = getVarLong();
+        final boolean sharing = schemaVersion >= SHARED_FINGERPRINTS_VERSION;
+        final long field = getVarLong();
+        final long fingerprints = sharing ? field >>> 1 : field;
+        final long back = sharing && (field & 1) != 0 ? getVarLong() : 0;
+        final long shared = sharing && (field & 1) != 0 ? getVarLong() : 0;
         if (overrun)
         {
             return fail("document body of " + length + " bytes ends inside the input");
@@ -333,9 +409,14 @@ public final class CompactDocumentCodec
         {
             return fail("result code " + resultCode + " out of range");
         }
-        if (fingerprints > input.fingerprintCapacity() || fingerprints * 16 > limit - position)
+        if (fingerprints > input.fingerprintCapacity() || (fingerprints - shared) * 16 > limit - position)
         {
             return fail("fingerprint count " + fingerprints + " does not fit the frame");
+        }
+        if ((field & 1) != 0 && sharing && (shared < 1 || shared > fingerprints || back < 1 || back >= sequence))
+        {
+            return fail("shared fingerprints " + shared + " of " + fingerprints + " from " + back +
+                " documents back are out of range");
         }
 
         input.reset()
@@ -350,7 +431,12 @@ public final class CompactDocumentCodec
             .value3(v3)
             .value4(v4)
             .value5(v5);
-        for (int i = 0; i < fingerprints; i++)
+        if (shared > 0 && !window.copyPrefix(sequence - back, (int)shared, input))
+        {
+            return fail("fingerprints refer to document " + (sequence - back) + ", which is not an ARRIVE of the " +
+                "last " + FingerprintWindow.MAX_ENTRIES + " with that many fingerprints");
+        }
+        for (long i = shared; i < fingerprints; i++)
         {
             input.addFingerprint(buffer.getLong(position, JournalFrame.BYTE_ORDER),
                 buffer.getLong(position + 8, JournalFrame.BYTE_ORDER));
@@ -387,6 +473,10 @@ public final class CompactDocumentCodec
             return fail("document body has " + (limit - position) + " bytes after its last effect");
         }
         in = null;
+        if (sharing)
+        {
+            window.add(input);
+        }
         return (int)resultCode;
     }
 
@@ -399,6 +489,20 @@ public final class CompactDocumentCodec
      * @return the count, or -1 when the body is too short to say.
      */
     public long fingerprintCount(final DirectBuffer buffer, final int offset, final int length)
+    {
+        return fingerprintCount(buffer, offset, length, SHARED_FINGERPRINTS_VERSION);
+    }
+
+    /**
+     * The fingerprint count a body written with a given schema version declares.
+     *
+     * @param buffer        holding the body.
+     * @param offset        of the body.
+     * @param length        of the body.
+     * @param schemaVersion the version in the frame's message header.
+     * @return the count, or -1 when the body is too short to say.
+     */
+    public long fingerprintCount(final DirectBuffer buffer, final int offset, final int length, final int schemaVersion)
     {
         in = buffer;
         position = offset;
@@ -416,7 +520,8 @@ public final class CompactDocumentCodec
                 getZigZag();
             }
         }
-        final long count = getVarLong();
+        final long field = getVarLong();
+        final long count = schemaVersion >= SHARED_FINGERPRINTS_VERSION ? field >>> 1 : field;
         in = null;
         return overrun || count < 0 ? -1 : count;
     }

@@ -273,6 +273,7 @@ public final class JournalAdapter
             return structure("JournalHeader label length " + labelLength + " does not fit the frame");
         }
         header.label(decoder.label());
+        compactCodec.window().reset();
 
         if (decoder.limit() != end)
         {
@@ -299,7 +300,7 @@ public final class JournalAdapter
                 (end - dataOffset) + " bytes)");
         }
         final int length = (int)bodyLength;
-        final long fingerprintCount = compactCodec.fingerprintCount(buffer, dataOffset, length);
+        final long fingerprintCount = compactCodec.fingerprintCount(buffer, dataOffset, length, schemaVersion);
         if (fingerprintCount > JournalFrame.MAX_GROUP_COUNT)
         {
             return structure("fingerprint count " + fingerprintCount + " exceeds the journal limit");
@@ -308,7 +309,7 @@ public final class JournalAdapter
         {
             input = new InputRecord((int)Math.max(fingerprintCount, 2L * input.fingerprintCapacity()));
         }
-        final int code = compactCodec.decode(buffer, dataOffset, length, input, effects);
+        final int code = compactCodec.decode(buffer, dataOffset, length, schemaVersion, input, effects);
         if (null != compactCodec.error())
         {
             return compactCodec.badValue() ? value(compactCodec.error()) : structure(compactCodec.error());

@@ -22,7 +22,7 @@ import java.util.zip.CRC32;
 /**
  * Encodes a {@link JournalHeader} or one document (input, result code, effects) into a {@link JournalFrame}; the
  * encoders are reused, so encoding allocates nothing. Documents are written as a {@code CompactDocument} (schema
- * version 2, {@link CompactDocumentCodec}); {@link #encodeDocumentV1} still writes the version-1 fixed layout, for
+ * version 3, {@link CompactDocumentCodec}); {@link #encodeDocumentV1} still writes the version-1 fixed layout, for
  * tests of the old decoding. Not thread-safe: owned by the writing thread.
  */
 public final class JournalEncoder
@@ -31,9 +31,30 @@ public final class JournalEncoder
     private final JournalHeaderEncoder journalHeaderEncoder = new JournalHeaderEncoder();
     private final DocumentEncoder documentEncoder = new DocumentEncoder();
     private final CompactDocumentEncoder compactEncoder = new CompactDocumentEncoder();
-    private final CompactDocumentCodec compactCodec = new CompactDocumentCodec();
+    private final CompactDocumentCodec compactCodec;
     private final CRC32 crc = new CRC32();
     private final byte[] crcScratch = new byte[1024];
+
+    /** An encoder with its own fingerprint window. */
+    public JournalEncoder()
+    {
+        this(new FingerprintWindow());
+    }
+
+    /**
+     * @param window the journal's fingerprint window, shared with any other encoder of the same journal (used by one
+     *               thread at a time, documents in journal order).
+     */
+    public JournalEncoder(final FingerprintWindow window)
+    {
+        compactCodec = new CompactDocumentCodec(window);
+    }
+
+    /** @return the fingerprint window of the journal this encoder writes. */
+    public FingerprintWindow fingerprintWindow()
+    {
+        return compactCodec.window();
+    }
 
     /**
      * Encode the journal header as a complete frame.
@@ -81,11 +102,13 @@ public final class JournalEncoder
             .kvledgerVersion(null == header.kvledgerVersion() ? "" : header.kvledgerVersion())
             .label(null == header.label() ? "" : header.label());
 
+        compactCodec.window().reset();
         return seal(buffer, offset, MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength());
     }
 
     /**
-     * Encode one document as a complete frame in the compact encoding (schema version 2).
+     * Encode one document as a complete frame in the compact encoding (schema version 3: an {@code ARRIVE} may refer
+     * to fingerprints of a recent one, so documents must reach the journal in the order they are encoded).
      *
      * @param buffer     to encode into; it must hold the whole frame (an expandable buffer grows).
      * @param offset     of the frame in the buffer.

@@ -242,9 +242,9 @@ public final class JournalWriter implements AutoCloseable
     }
 
     /**
-     * Append one document that a {@link JournalEncoder} already encoded elsewhere (the {@link Journaller}'s path:
-     * the engine thread encodes, the journaller thread appends). It must be the document of sequence
-     * {@link #lastSequence()} + 1; the caller guarantees the order. Never syncs, whatever {@link #syncEachDocument()}
+     * Append one document that a {@link JournalEncoder} already encoded elsewhere (the {@link Journaller}'s path).
+     * It must be the document of sequence {@link #lastSequence()} + 1, encoded by an encoder sharing this writer's
+     * {@link #fingerprintWindow()}; the caller guarantees the order. Never syncs, whatever {@link #syncEachDocument()}
      * says: the caller calls {@link #sync()} (the journaller does, once per batch, before it reports the batch
      * appended).
      *
@@ -262,6 +262,18 @@ public final class JournalWriter implements AutoCloseable
         lastSequence = sequence;
 
         return lastIndex;
+    }
+
+    /**
+     * The fingerprint window of this journal: whoever encodes documents for {@link #appendFrame} encodes with it
+     * ({@link JournalEncoder#JournalEncoder(FingerprintWindow)}), in journal order, and nobody appends through
+     * {@link #append} meanwhile.
+     *
+     * @return the window.
+     */
+    public FingerprintWindow fingerprintWindow()
+    {
+        return encoder.fingerprintWindow();
     }
 
     /**

@@ -51,7 +51,7 @@ public final class Journaller implements AutoCloseable
     private final JournalWriter writer;
     private final OneToOneRingBuffer ring;
     private final RawDocument raw;
-    private final JournalEncoder encoder = new JournalEncoder();
+    private final JournalEncoder encoder;
     private final ExpandableArrayBuffer encoded = new ExpandableArrayBuffer(64 * 1024);
     /**
      * How the engine thread waits for ring room or for an append: it spins, then yields for long (the journaller is
@@ -75,6 +75,7 @@ public final class Journaller implements AutoCloseable
             throw new IllegalArgumentException("ring capacity must be a power of two of at least 4096: " + ringBytes);
         }
         this.writer = writer;
+        this.encoder = new JournalEncoder(writer.fingerprintWindow());
         this.offeredSequence = writer.lastSequence();
         this.appended.set(writer.lastSequence());
         final ByteBuffer memory = ByteBuffer.allocateDirect(ringBytes + RingBufferDescriptor.TRAILER_LENGTH);
@@ -153,6 +154,8 @@ public final class Journaller implements AutoCloseable
         }
         else
         {
+            // The journal's fingerprint window is the journaller thread's until everything before is appended.
+            awaitAppended(offeredSequence);
             final int frameLength = encoder.encodeDocument(encoded, 0, input, resultCode, effects);
             if (frameLength > writer.maxFrameLength())
             {
@@ -298,7 +301,7 @@ public final class Journaller implements AutoCloseable
     /** The journaller thread's duty cycle: drain the ring into the writer, sync once, publish. */
     private final class Appender implements Agent
     {
-        private final JournalEncoder frameEncoder = new JournalEncoder();
+        private final JournalEncoder frameEncoder = new JournalEncoder(writer.fingerprintWindow());
         private final ExpandableArrayBuffer frame = new ExpandableArrayBuffer(64 * 1024);
         private final EffectList effects = new EffectList(256);
         private final MessageHandler handler = this::onMessage;

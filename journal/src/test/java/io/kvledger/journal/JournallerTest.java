@@ -91,6 +91,75 @@ class JournallerTest
     }
 
     @Test
+    void shouldShareFingerprintsAcrossRingAndLargeDocumentsAsAppendingInlineDoes()
+    {
+        final Path inline = tempDir.resolve("inline");
+        final Path piped = tempDir.resolve("piped");
+        final List<InputRecord> arrivals = new ArrayList<>();
+        final java.util.Random random = new java.util.Random(8);
+        final long[][] prompts = new long[12][];
+        for (long s = 1; s <= 400; s++)
+        {
+            final int c = random.nextInt(prompts.length);
+            final int added = random.nextInt(4) == 0 ? 40 + random.nextInt(60) : 1 + random.nextInt(6);
+            final long[] previous = null == prompts[c] ? new long[0] : prompts[c];
+            final long[] next = java.util.Arrays.copyOf(previous, Math.min(120, previous.length + added));
+            for (int i = previous.length; i < next.length; i++)
+            {
+                next[i] = random.nextLong();
+            }
+            prompts[c] = next;
+            final InputRecord input = new InputRecord(next.length).type(InputType.ARRIVE).sequence(s)
+                .timestampNs(s).request(s);
+            for (final long fingerprint : next)
+            {
+                input.addFingerprint(fingerprint, ~fingerprint);
+            }
+            arrivals.add(input);
+        }
+        final EffectList effects = new EffectList(4);
+        try (JournalWriter writer = JournalWriter.open(inline, JournalTestData.header(7), false))
+        {
+            for (final InputRecord input : arrivals)
+            {
+                writer.append(input, 0, effects);
+            }
+        }
+        try (Journaller journaller = Journaller.start(JournalWriter.open(piped, JournalTestData.header(7), false),
+            4096, new BackoffIdleStrategy()))
+        {
+            assertTrue(journaller.maxRingDocument() < RawDocument.length(arrivals.get(0), effects) + 16 * 100,
+                "some arrivals must be larger than the ring takes");
+            for (final InputRecord input : arrivals)
+            {
+                journaller.append(input, 0, effects);
+            }
+        }
+
+        for (final Path dir : new Path[] {inline, piped})
+        {
+            final List<InputRecord> read = new ArrayList<>();
+            JournalReader.open(dir).read(new JournalListener()
+            {
+                public void onHeader(final JournalHeader header, final JournalPosition position)
+                {
+                }
+
+                public void onDocument(final InputRecord input, final int resultCode, final EffectList list,
+                    final JournalPosition position)
+                {
+                    read.add(new InputRecord(input.fingerprintCount()).copyFrom(input));
+                }
+            });
+            assertEquals(arrivals.size(), read.size());
+            for (int i = 0; i < arrivals.size(); i++)
+            {
+                assertTrue(arrivals.get(i).sameAs(read.get(i)), dir + " document " + (i + 1) + " differs");
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseAnOutOfOrderSequenceOnTheProducer()
     {
         try (Journaller journaller = Journaller.start(JournalWriter.open(tempDir.resolve("j"),

@@ -24,16 +24,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A journal written by the code before the compact effect encoding (SBE schema version 1, one fixed-size group
- * entry per effect) is still read, checked and replayed. The fixture under {@code journals/schema-v1} was written
- * at commit 570239c by the deterministic simulation of {@link CliJournals} (its config, seed 7, pr-bench of 12
- * requests, retract rate 0.3, op failure rate 0.05, 64 KiB blocks); the digest below is of every field of every
- * document as that commit's decoder handed them to a listener.
+ * Journals written by earlier schema versions are still read, checked and replayed. The fixture under
+ * {@code journals/schema-v1} (one fixed-size group entry per effect) was written at commit 570239c, the one under
+ * {@code journals/schema-v2} (the compact effect encoding, every fingerprint written out) at commit 09f27a3, each by
+ * the deterministic simulation of {@link CliJournals} (its config, seed 7, pr-bench of 12 requests, retract rate
+ * 0.3, op failure rate 0.05, 64 KiB blocks); the digests below are of every field of every document as that
+ * commit's decoder handed them to a listener.
  */
 class OldJournalCompatibilityTest
 {
     private static final String[] FILES = {"20261130F.cq4", "metadata.cq4t"};
     private static final String V1_CONTENT_SHA256 = "306fd6d03e98bbca5af9f20169465919516d4f2f652d9e862d4aeb5b8cc9e488";
+    private static final String V2_CONTENT_SHA256 = "6ad025b7504f75d4807bb82a85c6536615da115e0af08bfdd4f5b9f198303656";
 
     @Test
     void shouldReadCheckAndReplayASchemaVersion1Journal(@TempDir final Path dir) throws Exception
@@ -54,12 +56,37 @@ class OldJournalCompatibilityTest
         assertTrue(replay.out().startsWith("identical: 316 documents"), replay.out());
     }
 
+    @Test
+    void shouldReadCheckAndReplayASchemaVersion2Journal(@TempDir final Path dir) throws Exception
+    {
+        final Path journal = fixture(dir.resolve("journal"), "schema-v2");
+        final ContentDigest digest = new ContentDigest();
+        final ReadOutcome outcome = JournalReader.open(journal).read(digest);
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        assertEquals(302, digest.documents);
+        assertEquals(5819, digest.effects);
+        assertEquals(V2_CONTENT_SHA256, digest.hex());
+
+        final CliRun check = kvledger("check", journal);
+        assertEquals(0, check.exitCode(), check.out() + check.err());
+        assertTrue(check.out().contains("checked 302 documents of schema-v2 fixture: clean"), check.out());
+        final CliRun replay = kvledger("replay", journal);
+        assertEquals(0, replay.exitCode(), replay.out() + replay.err());
+        assertTrue(replay.out().startsWith("identical: 302 documents"), replay.out());
+    }
+
     static Path fixture(final Path to) throws IOException
+    {
+        return fixture(to, "schema-v1");
+    }
+
+    static Path fixture(final Path to, final String version) throws IOException
     {
         Files.createDirectories(to);
         for (final String name : FILES)
         {
-            try (InputStream in = OldJournalCompatibilityTest.class.getResourceAsStream("/journals/schema-v1/" + name))
+            try (InputStream in =
+                OldJournalCompatibilityTest.class.getResourceAsStream("/journals/" + version + "/" + name))
             {
                 Files.copy(in, to.resolve(name));
             }
