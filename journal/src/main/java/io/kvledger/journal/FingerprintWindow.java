@@ -33,12 +33,13 @@ public final class FingerprintWindow
     /** Largest fingerprint list added; a larger {@code ARRIVE} is written whole and not added. */
     public static final int MAX_ENTRY_FINGERPRINTS = MAX_FINGERPRINTS / 4;
 
-    private static final int INITIAL_FINGERPRINTS = 1 << 12;
+    /** Room allocated with the first entry: 1 MiB, a few hundred prompts, so most journals never grow it. */
+    private static final int INITIAL_FINGERPRINTS = 1 << 16;
     private static final int INITIAL_ENTRIES = 64;
     private static final int EMPTY = -1;
 
-    private long[] hi = new long[INITIAL_FINGERPRINTS];
-    private long[] lo = new long[INITIAL_FINGERPRINTS];
+    private long[] hi = new long[0];
+    private long[] lo = new long[0];
     private long fingerprintHead;
 
     private long[] entrySequence = new long[INITIAL_ENTRIES];
@@ -229,7 +230,7 @@ public final class FingerprintWindow
         {
             return;
         }
-        int capacity = hi.length;
+        int capacity = Math.max(INITIAL_FINGERPRINTS, hi.length);
         while (held + count > capacity)
         {
             capacity <<= 1;
