@@ -78,8 +78,12 @@ final class ShadowState
 
     void recordRequest(final long id, final EffectList e, final int i)
     {
+        if (historyLimit <= 0)
+        {
+            return;
+        }
         final ShadowRequest request = findRequest(id);
-        if (request != null && historyLimit > 0)
+        if (request != null)
         {
             if (request.history == null)
             {

@@ -22,6 +22,7 @@ final class JournalInput
     private final PrintWriter err;
     private final JournalHeader header = new JournalHeader();
     private ReadOutcome outcome;
+    private boolean warned;
 
     /**
      * @param directory the journal directory as given on the command line.
@@ -73,8 +74,9 @@ final class JournalInput
             }
             header.copyFrom(reader.header());
         }
-        if (ReadStatus.TORN_TAIL == outcome.status())
+        if (ReadStatus.TORN_TAIL == outcome.status() && !warned)
         {
+            warned = true;
             err.println("warning: torn tail after document " + outcome.lastSequence() + ": " +
                 KvledgerMain.firstLine(outcome.message()));
         }
