@@ -292,7 +292,37 @@ public final class JournalReader implements AutoCloseable
             return corrupt("only " + copied + " of " + frameLength + " bytes could be read");
         }
 
-        final FrameStatus status = adapter.decode(frame, 0, frameLength);
+        int at = 0;
+        do
+        {
+            final int left = frameLength - at;
+            final int payloadLength = left >= JournalFrame.HEADER_LENGTH ?
+                frame.getInt(at + JournalFrame.LENGTH_OFFSET, JournalFrame.BYTE_ORDER) : -1;
+            // One frame fills a Chronicle document, or several lie end to end (a journaller's batch): a frame's
+            // length field that claims more than what is left is checked by the adapter as the document's length.
+            final int frameSize = payloadLength >= 0 && payloadLength <= left - JournalFrame.HEADER_LENGTH ?
+                JournalFrame.HEADER_LENGTH + payloadLength : left;
+            final ReadOutcome stop = onFrame(cycle, index, contentOffset + at, contentOffset + at + frameSize,
+                0 == at, listener, fromSequence, at, frameSize);
+            if (null != stop)
+            {
+                return stop;
+            }
+            at += frameSize;
+        }
+        while (at < frameLength);
+        return null;
+    }
+
+    private ReadOutcome onFrame(final int cycle, final long index, final long start, final long end,
+        final boolean firstInDocument, final JournalListener listener, final long fromSequence, final int at,
+        final int length)
+    {
+        if (!firstInDocument)
+        {
+            stopAt(cycle, index, start, lastFileName);
+        }
+        final FrameStatus status = adapter.decode(frame, at, length);
         if (status.isUnsupportedSchema())
         {
             return outcome(ReadStatus.UNSUPPORTED_SCHEMA, describeStop() + ": " + adapter.errorMessage() +
@@ -312,7 +342,7 @@ public final class JournalReader implements AutoCloseable
                     "), expected the JournalHeader");
             }
             headerRead = true;
-            accept(cycle, index, contentOffset + length);
+            accept(cycle, index, end);
             try
             {
                 listener.onHeader(adapter.header(), position.set(cycle, index, 0));
@@ -335,7 +365,7 @@ public final class JournalReader implements AutoCloseable
         }
 
         final long sequence = ordinal;
-        accept(cycle, index, contentOffset + length);
+        accept(cycle, index, end);
         documents++;
         lastSequence = sequence;
         if (sequence >= fromSequence)

@@ -265,6 +265,32 @@ public final class JournalWriter implements AutoCloseable
     }
 
     /**
+     * Append documents that a {@link JournalEncoder} already encoded, as one Chronicle document: {@code count}
+     * complete frames laid end to end (the {@link Journaller} writes each batch it drains from its ring this way, so
+     * the fixed cost of a Chronicle document is paid once per batch). Readers take the frames apart by their length
+     * fields; a batch is appended whole or not at all. The frames must be the documents of sequences
+     * {@link #lastSequence()} + 1 .. + {@code count}, encoded with this writer's {@link #fingerprintWindow()}, in
+     * order. Never syncs (see {@link #appendFrame}).
+     *
+     * @param frames the encoded frames.
+     * @param offset where the first starts in {@code frames}.
+     * @param length bytes of all of them.
+     * @param count  how many frames.
+     * @return Chronicle index of the batch.
+     * @throws JournalException when the batch is larger than {@link #maxFrameLength()} or the write fails; nothing is
+     *                          appended then.
+     */
+    public long appendFrames(final byte[] frames, final int offset, final int length, final int count)
+    {
+        checkOpen();
+        final long first = lastSequence + 1;
+        write(frames, offset, length, first);
+        lastSequence = first + count - 1;
+
+        return lastIndex;
+    }
+
+    /**
      * The fingerprint window of this journal: whoever encodes documents for {@link #appendFrame} encodes with it
      * ({@link JournalEncoder#JournalEncoder(FingerprintWindow)}), in journal order, and nobody appends through
      * {@link #append} meanwhile.

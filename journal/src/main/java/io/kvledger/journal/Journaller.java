@@ -22,8 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * The engine applies the next input while the previous document is written; whoever runs side effects waits for
  * {@link #appendedSequence()} to pass the document that launched them.
  * <p>
- * Documents reach the journal in the order they were offered, each whole or not at all, exactly as with
- * {@link JournalWriter#append} on the engine thread: the journal's bytes do not depend on which path wrote them. A
+ * Documents reach the journal in the order they were offered, each whole or not at all, encoded exactly as
+ * {@link JournalWriter#append} on the engine thread encodes them; each batch drained from the ring is one Chronicle
+ * document holding its frames end to end ({@link JournalWriter#appendFrames}), so a reader gets the same documents
+ * whichever path wrote them. A
  * document larger than the ring's largest message ({@link #maxRingDocument()}) waits for the ring to drain and is
  * then handed over in the encoder's own buffer, the offer returning only when it is appended. When the ring is
  * full, the offering thread waits.
@@ -44,6 +46,12 @@ public final class Journaller implements AutoCloseable
      * through it.
      */
     public static final int DEFAULT_RING_BYTES = 8 << 20;
+
+    /** Documents drained from the ring per duty cycle: each drain is written as one Chronicle document. */
+    static final int BATCH_DOCUMENTS = 64;
+
+    /** Most bytes of one batch (further documents start the next one). */
+    static final int BATCH_BYTES = 64 * 1024;
 
     private static final int RAW_DOCUMENT = 1;
     private static final int LARGE_FRAME = 2;
@@ -298,14 +306,21 @@ public final class Journaller implements AutoCloseable
         }
     }
 
-    /** The journaller thread's duty cycle: drain the ring into the writer, sync once, publish. */
+    /**
+     * The journaller thread's duty cycle: drain up to {@link #BATCH_DOCUMENTS} documents from the ring, encode them one
+     * after the other into one buffer, append them as one Chronicle document (a batch is cut at {@link #BATCH_BYTES}),
+     * sync once when the writer syncs, publish the last appended sequence.
+     */
     private final class Appender implements Agent
     {
         private final JournalEncoder frameEncoder = new JournalEncoder(writer.fingerprintWindow());
-        private final ExpandableArrayBuffer frame = new ExpandableArrayBuffer(64 * 1024);
+        private final ExpandableArrayBuffer frame = new ExpandableArrayBuffer(2 * BATCH_BYTES);
         private final EffectList effects = new EffectList(256);
         private final MessageHandler handler = this::onMessage;
+        private final int batchLimit = Math.min(BATCH_BYTES, writer.maxFrameLength());
         private InputRecord input = new InputRecord(256);
+        private int batchLength;
+        private int batchCount;
         private boolean stopped;
 
         @Override
@@ -318,9 +333,10 @@ public final class Journaller implements AutoCloseable
             final int read;
             try
             {
-                read = ring.read(handler, 256);
+                read = ring.read(handler, BATCH_DOCUMENTS);
                 if (read > 0)
                 {
+                    flush();
                     if (writer.syncEachDocument())
                     {
                         writer.sync();
@@ -347,16 +363,44 @@ public final class Journaller implements AutoCloseable
                     input = new InputRecord(fingerprints);
                 }
                 final int resultCode = raw.read(index, input, effects);
-                final int frameLength = frameEncoder.encodeDocument(frame, 0, input, resultCode, effects);
-                writer.appendFrame(frame.byteArray(), 0, frameLength);
+                final int frameLength;
+                try
+                {
+                    frameLength = frameEncoder.encodeDocument(frame, batchLength, input, resultCode, effects);
+                }
+                catch (final RuntimeException ex)
+                {
+                    // The documents before the one that cannot be encoded stay appended.
+                    flush();
+                    appended.lazySet(writer.lastSequence());
+                    throw ex;
+                }
+                if (batchCount > 0 && batchLength + frameLength > batchLimit)
+                {
+                    final int at = batchLength;
+                    flush();
+                    System.arraycopy(frame.byteArray(), at, frame.byteArray(), 0, frameLength);
+                }
+                batchLength += frameLength;
+                batchCount++;
             }
             else
             {
+                flush();
                 writer.appendFrame(encoded.byteArray(), 0, largeLength);
             }
-            if (!writer.syncEachDocument())
+        }
+
+        /** Write the frames encoded since the last flush as one Chronicle document. */
+        private void flush()
+        {
+            if (batchCount > 0)
             {
-                appended.lazySet(writer.lastSequence());
+                final int count = batchCount;
+                final int length = batchLength;
+                batchCount = 0;
+                batchLength = 0;
+                writer.appendFrames(frame.byteArray(), 0, length, count);
             }
         }
 

@@ -176,6 +176,62 @@ class JournalReaderTest
     }
 
     @Test
+    void shouldReadFramesLaidEndToEndInOneChronicleDocumentAndStopAtADamagedOne()
+    {
+        final Path dir = tempDir.resolve("batched");
+        final Path damaged = tempDir.resolve("damaged");
+        final Path overlong = tempDir.resolve("overlong");
+        final org.agrona.ExpandableArrayBuffer one = new org.agrona.ExpandableArrayBuffer(256);
+        final int[] ends = new int[4];
+        int length = 0;
+        for (int s = 1; s <= 3; s++)
+        {
+            final int frameLength = RawJournal.documentFrame(one, s);
+            frame.putBytes(length, one, 0, frameLength);
+            length += frameLength;
+            ends[s] = length;
+        }
+        final int batch = length;
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            raw.write(one, RawJournal.headerFrame(one));
+            raw.write(frame, batch);
+            raw.write(one, RawJournal.documentFrame(one, 4));
+        }
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        assertEquals(List.of(1L, 2L, 3L, 4L), recorder.sequences);
+
+        frame.putByte(ends[2] - 2, (byte)(frame.getByte(ends[2] - 2) ^ 0x40));
+        try (RawJournal raw = new RawJournal(damaged))
+        {
+            raw.write(one, RawJournal.headerFrame(one));
+            raw.write(frame, batch);
+        }
+        final Recorder partial = new Recorder();
+        final ReadOutcome crc = JournalReader.open(damaged).read(partial);
+        assertEquals(ReadStatus.CORRUPT, crc.status());
+        assertEquals(List.of(1L), partial.sequences);
+        assertTrue(crc.message().startsWith("document 2 at cycle "), crc.message());
+        assertTrue(crc.message().contains(": crc mismatch"), crc.message());
+
+        frame.putByte(ends[2] - 2, (byte)(frame.getByte(ends[2] - 2) ^ 0x40));
+        frame.putInt(ends[2] + JournalFrame.LENGTH_OFFSET, batch, JournalFrame.BYTE_ORDER);
+        try (RawJournal raw = new RawJournal(overlong))
+        {
+            raw.write(one, RawJournal.headerFrame(one));
+            raw.write(frame, batch);
+        }
+        final Recorder two = new Recorder();
+        final ReadOutcome tooLong = JournalReader.open(overlong).read(two);
+        assertEquals(ReadStatus.CORRUPT, tooLong.status());
+        assertEquals(List.of(1L, 2L), two.sequences);
+        assertTrue(tooLong.message().contains("document 3") && tooLong.message().contains("does not match"),
+            tooLong.message());
+    }
+
+    @Test
     void shouldDeliverFromSequenceUpToLimit()
     {
         final Path dir = write(tempDir.resolve("journal"), 20);
