@@ -286,6 +286,8 @@ public final class CudaDataPathBench
             prBenchLoad("one page", c -> c, LoadMode.ONE_PAGE);
             prBenchLoad("single copy", c -> c, LoadMode.SINGLE);
         }
+        best = Math.min(best, prBenchLoad("side copies issued first", c -> c.kernelSplitAfterLaunch(false),
+            LoadMode.KERNEL));
         prBenchLoad("per-page", c -> c.cudaCopyPath(CudaCopyPath.DIRECT), LoadMode.DIRECT);
         final double again = prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
         if (defaultShape > GOAL_LOAD_US)

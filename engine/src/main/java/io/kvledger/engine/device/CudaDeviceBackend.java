@@ -45,9 +45,10 @@ import java.util.concurrent.locks.LockSupport;
  * table). A group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
  * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
  * address. In a batch that is one launch, up to {@link DeviceConfig#kernelSplitMaxCopies()} copies of at least
- * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine, issued before the launch so
- * that they move while the launch call is made: by default on a side stream beside the kernel, with events
- * ordering the side stream after the stream's earlier work and the batch's completion after both; or, if so
+ * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine: by default on a side stream
+ * beside the kernel, issued right after the launch call (the longer part starts first), with events ordering the
+ * side stream after the stream's earlier work and the batch's completion after both; or issued before the launch
+ * ({@link DeviceConfig#kernelSplitAfterLaunch()} false) so that they move while the launch call is made; or, if so
  * configured, on the batch's stream just before the launch. A batch whose copies depend on each other takes one
  * launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
@@ -116,6 +117,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final int splitMinBytes;
     private final int splitMaxCopies;
     private final boolean splitSideStream;
+    private final boolean splitAfterLaunch;
     private final CUstream[] sideStreams = new CUstream[STREAMS];
     private final CUevent[] forkEvents = new CUevent[STREAMS];
     private final CUevent[] joinEvents = new CUevent[STREAMS];
@@ -187,6 +189,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         splitMinBytes = config.kernelSplitMinBytes();
         splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
         splitSideStream = config.kernelSplitSideStream();
+        splitAfterLaunch = splitSideStream && config.kernelSplitAfterLaunch();
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
@@ -1034,8 +1037,12 @@ public final class CudaDeviceBackend implements DeviceBackend
         final UnsafeBuffer table = hostTableBuffer[index];
         final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
         final int direct = planner.directCount();
-        if (direct > 0 && !(splitSideStream ? enqueueSide(batch, stream, direct) : enqueueDirectFirst(batch, stream,
-            direct)))
+        if (direct > 0 && splitAfterLaunch && !forkSide(stream))
+        {
+            return -1;
+        }
+        if (direct > 0 && !splitAfterLaunch && !(splitSideStream ? forkSide(stream) && enqueueSide(batch, stream,
+            direct) : enqueueDirectFirst(batch, stream, direct)))
         {
             return -1;
         }
@@ -1087,6 +1094,10 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             streamLaunches[stream * PAD]++;
         }
+        if (direct > 0 && splitAfterLaunch && !enqueueSide(batch, stream, direct))
+        {
+            return -1;
+        }
         if (direct > 0 && splitSideStream && !record(JCudaDriver.cuStreamWaitEvent(cuStream, joinEvents[stream], 0)))
         {
             return -1;
@@ -1113,18 +1124,23 @@ public final class CudaDeviceBackend implements DeviceBackend
     }
 
     /**
-     * The plan's copy-engine copies on the stream's side stream, after the stream's earlier work (fork event), with
-     * a join event the stream waits on after its launches.
+     * Order the stream's side stream after the stream's earlier work (fork event), before the batch's launches are
+     * issued: the side stream's copies then never wait for the launches, whenever they are issued.
+     */
+    private boolean forkSide(final int stream)
+    {
+        return record(JCudaDriver.cuEventRecord(forkEvents[stream], streams[stream])) &&
+            record(JCudaDriver.cuStreamWaitEvent(sideStreams[stream], forkEvents[stream], 0));
+    }
+
+    /**
+     * The plan's copy-engine copies on the stream's side stream (after {@link #forkSide}), with a join event the
+     * stream waits on after its launches.
      */
     private boolean enqueueSide(final CopyBatch batch, final int stream, final int direct)
     {
         final CopyPlanner planner = planners[stream];
         final CUstream side = sideStreams[stream];
-        if (!record(JCudaDriver.cuEventRecord(forkEvents[stream], streams[stream])) ||
-            !record(JCudaDriver.cuStreamWaitEvent(side, forkEvents[stream], 0)))
-        {
-            return false;
-        }
         for (int k = 0; k < direct; k++)
         {
             final int i = planner.directCopy(k);

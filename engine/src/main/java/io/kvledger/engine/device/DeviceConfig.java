@@ -61,6 +61,7 @@ public final class DeviceConfig
     private int kernelSplitMinBytes = KERNEL_SPLIT_MIN_BYTES_DEFAULT;
     private int kernelSplitMaxCopies = KERNEL_SPLIT_MAX_COPIES_DEFAULT;
     private boolean kernelSplitSideStream = true;
+    private boolean kernelSplitAfterLaunch = true;
 
     /**
      * Device KV pages.
@@ -670,6 +671,30 @@ public final class DeviceConfig
     }
 
     /**
+     * Whether the side stream's copy-engine copies of a split batch are issued after the kernel's launch call (the
+     * side stream still waits only for the batch stream's earlier work, through an event recorded before the launch):
+     * the launch, the longer part, then starts a copy call sooner. Only with {@link #kernelSplitSideStream()}.
+     *
+     * @return true to issue the launch first.
+     */
+    public boolean kernelSplitAfterLaunch()
+    {
+        return kernelSplitAfterLaunch;
+    }
+
+    /**
+     * Choose whether the side stream's copies are issued after the launch call or before it.
+     *
+     * @param kernelSplitAfterLaunch true for after.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelSplitAfterLaunch(final boolean kernelSplitAfterLaunch)
+    {
+        this.kernelSplitAfterLaunch = kernelSplitAfterLaunch;
+        return this;
+    }
+
+    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -773,6 +798,7 @@ public final class DeviceConfig
             ", kernelSplitMinBytes=" + kernelSplitMinBytes +
             ", kernelSplitMaxCopies=" + kernelSplitMaxCopies +
             ", kernelSplitSideStream=" + kernelSplitSideStream +
+            ", kernelSplitAfterLaunch=" + kernelSplitAfterLaunch +
             '}';
     }
 
