@@ -12,6 +12,8 @@
 #   full:  self-check; `bench --device cuda --data-path`; pr-bench on cuda (64 KiB pages, 1 MiB states) with a JFR
 #          recording and the backend's counters, its check and replay; the same run with --io-backend direct and on
 #          host memory; the retract race on cuda with and without FREE_ON_RETRACT_WITH_QUEUED_LOAD.
+#          Then the CPU side on this machine's cores: `bench --trace all`, and run/check/replay of an 8.5M-document
+#          deterministic journal (cpu.txt).
 #   explore: full, and the data-path benchmark also measures the copy kernel's settings one at a time
 #          (-Dkvledger.bench.explore=true).
 MODE=${1:-full}
@@ -70,4 +72,16 @@ RACE="--requests 48 --prompt-tokens 512 --extend-tokens 64 --page-size 16 --kv-p
   K run --journal /tmp/kv/race-clean --store-dir /tmp/kv/l3-race-clean --device cuda $RACE; echo "exit=$?"
   step kvledger check /tmp/kv/race-clean; K check /tmp/kv/race-clean | head -5; echo "exit=${PIPESTATUS[0]}"
 } > $OUT/run-retract-race.txt 2>&1
+if [ "$MODE" != quick ]; then
+  # The CPU side on this machine's cores: the peer traces with the journal off / on (the journaller thread has a
+  # core of its own here), and the offline commands on a long deterministic journal.
+  BIGJ="--workload pr-bench --requests 8000 --prompt-tokens 1024 --page-size 16 --kv-pages 2048"
+  { step kvledger bench --trace all --iterations 24; ( time K bench --trace all --iterations 24 ) 2>&1; echo "exit=$?"
+    step kvledger run --deterministic $BIGJ
+    ( time K run --deterministic --journal /tmp/kv/big $BIGJ ) 2>&1 | tail -8; echo "exit=$?"
+    step kvledger check /tmp/kv/big; ( time $J -Xmx256m -cp "$CP" io.kvledger.replay.cli.KvledgerMain check /tmp/kv/big ) 2>&1
+    step kvledger replay /tmp/kv/big; ( time K replay /tmp/kv/big ) 2>&1
+    rm -rf /tmp/kv/big
+  } > $OUT/cpu.txt 2>&1
+fi
 ls -la $OUT
