@@ -14,6 +14,7 @@
 #          host memory; the retract race on cuda with and without FREE_ON_RETRACT_WITH_QUEUED_LOAD.
 #          Then the CPU side on this machine's cores: `bench --trace all`, and run/check/replay of an 8.5M-document
 #          deterministic journal (cpu.txt).
+#   cpu:   only that CPU part.
 #   explore: full, and the data-path benchmark also measures the copy kernel's settings one at a time
 #          (-Dkvledger.bench.explore=true).
 MODE=${1:-full}
@@ -27,6 +28,7 @@ KX() { $J -Dkvledger.bench.explore=$([ "$MODE" = explore ] && echo true || echo 
   io.kvledger.replay.cli.KvledgerMain "$@"; }
 step() { echo; echo "\$ $*"; }
 
+if [ "$MODE" != cpu ]; then
 {
   nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv
   echo "cpus $(nproc)"; free -g | head -2
@@ -72,6 +74,7 @@ RACE="--requests 48 --prompt-tokens 512 --extend-tokens 64 --page-size 16 --kv-p
   K run --journal /tmp/kv/race-clean --store-dir /tmp/kv/l3-race-clean --device cuda $RACE; echo "exit=$?"
   step kvledger check /tmp/kv/race-clean; K check /tmp/kv/race-clean | head -5; echo "exit=${PIPESTATUS[0]}"
 } > $OUT/run-retract-race.txt 2>&1
+fi
 if [ "$MODE" != quick ]; then
   # The CPU side on this machine's cores: the peer traces with the journal off / on (the journaller thread has a
   # core of its own here), and the offline commands on a long deterministic journal.
