@@ -286,7 +286,7 @@ public final class CudaDataPathBench
             prBenchLoad("one page", c -> c, LoadMode.ONE_PAGE);
             prBenchLoad("single copy", c -> c, LoadMode.SINGLE);
         }
-        best = Math.min(best, prBenchLoad("side copies issued first", c -> c.kernelSplitAfterLaunch(false),
+        best = Math.min(best, prBenchLoad("side copies issued after the launch", c -> c.kernelSplitAfterLaunch(true),
             LoadMode.KERNEL));
         prBenchLoad("per-page", c -> c.cudaCopyPath(CudaCopyPath.DIRECT), LoadMode.DIRECT);
         final double again = prBenchLoad("kernel", c -> c, LoadMode.KERNEL);

@@ -46,9 +46,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
  * address. In a batch that is one launch, up to {@link DeviceConfig#kernelSplitMaxCopies()} copies of at least
  * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine: by default on a side stream
- * beside the kernel, issued right after the launch call (the longer part starts first), with events ordering the
- * side stream after the stream's earlier work and the batch's completion after both; or issued before the launch
- * ({@link DeviceConfig#kernelSplitAfterLaunch()} false) so that they move while the launch call is made; or, if so
+ * beside the kernel, issued before the launch so that they move while the launch call is made (or right after it,
+ * {@link DeviceConfig#kernelSplitAfterLaunch()}, measured slower), with events ordering the side stream after the
+ * stream's earlier work and the batch's completion after both; or, if so
  * configured, on the batch's stream just before the launch. A batch whose copies depend on each other takes one
  * launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
