@@ -41,11 +41,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Journaller implements AutoCloseable
 {
     /**
-     * Ring capacity used by {@link #start(JournalWriter)}: 8 MiB, a few thousand requests' documents (a pr-bench
-     * request's raw documents take about 6 KiB), so a burst does not stall the engine; documents up to 1 MiB pass
-     * through it.
+     * Ring capacity used by {@link #start(JournalWriter)}: 8 MiB unless the system property
+     * {@code kvledger.journal.ringBytes} (a power of two of at least 4096) says otherwise; a few thousand requests'
+     * documents (a pr-bench request's raw documents take about 6 KiB), so a burst does not stall the engine;
+     * documents up to an eighth of it pass through it.
      */
-    public static final int DEFAULT_RING_BYTES = 8 << 20;
+    public static final int DEFAULT_RING_BYTES = Integer.getInteger("kvledger.journal.ringBytes", 8 << 20);
 
     /** Documents drained from the ring per duty cycle: each drain is written as one Chronicle document. */
     static final int BATCH_DOCUMENTS = 64;
