@@ -137,9 +137,12 @@ final class QueuePretoucher implements Runnable
             mappedFile = current;
             touchedTo = 0;
         }
-        final long from = Math.max(touchedTo, (position + PAGE - 1) & -PAGE);
+        final long written = position;
+        final long from = Math.max(touchedTo, (written + PAGE - 1) & -PAGE);
         final long length = current.length();
-        final long to = Math.min(from + AHEAD_BYTES, length & -PAGE);
+        // Stay at most AHEAD_BYTES ahead of the writer: touching the whole block Chronicle allocated at once costs
+        // thousands of page faults in one burst, on a core the writer may need.
+        final long to = Math.min((written + AHEAD_BYTES) & -PAGE, length & -PAGE);
         if (from >= to)
         {
             return false;

@@ -231,6 +231,12 @@ class JournalWriterTest
                 Thread.sleep(10);
             }
             assertTrue(writer.pretouchedPages() > 0, "no page touched ahead of the writer");
+            Thread.sleep(50);
+            // Never further ahead than AHEAD_BYTES (the queue file is 16 MiB and more; Chronicle's own header and
+            // index pages at its start are allowed a megabyte).
+            final long touchedBytes = writer.pretouchedPages() * 4096;
+            assertTrue(touchedBytes <= writer.appendedBytes() + QueuePretoucher.AHEAD_BYTES + (1 << 20),
+                touchedBytes + " bytes touched for " + writer.appendedBytes() + " appended");
         }
         final ReadOutcome outcome = JournalReader.open(dir).read(new CountingListener());
         assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
