@@ -204,11 +204,7 @@ class JournalReaderTest
         assertEquals(List.of(1L, 2L, 3L, 4L), recorder.sequences);
 
         frame.putByte(ends[2] - 2, (byte)(frame.getByte(ends[2] - 2) ^ 0x40));
-        try (RawJournal raw = new RawJournal(damaged))
-        {
-            raw.write(one, RawJournal.headerFrame(one));
-            raw.write(frame, batch);
-        }
+        writeHeaderAndBatch(damaged, one, batch);
         final Recorder partial = new Recorder();
         final ReadOutcome crc = JournalReader.open(damaged).read(partial);
         assertEquals(ReadStatus.CORRUPT, crc.status());
@@ -218,17 +214,22 @@ class JournalReaderTest
 
         frame.putByte(ends[2] - 2, (byte)(frame.getByte(ends[2] - 2) ^ 0x40));
         frame.putInt(ends[2] + JournalFrame.LENGTH_OFFSET, batch, JournalFrame.BYTE_ORDER);
-        try (RawJournal raw = new RawJournal(overlong))
-        {
-            raw.write(one, RawJournal.headerFrame(one));
-            raw.write(frame, batch);
-        }
+        writeHeaderAndBatch(overlong, one, batch);
         final Recorder two = new Recorder();
         final ReadOutcome tooLong = JournalReader.open(overlong).read(two);
         assertEquals(ReadStatus.CORRUPT, tooLong.status());
         assertEquals(List.of(1L, 2L), two.sequences);
         assertTrue(tooLong.message().contains("document 3") && tooLong.message().contains("does not match"),
             tooLong.message());
+    }
+
+    private void writeHeaderAndBatch(final Path dir, final org.agrona.ExpandableArrayBuffer scratch, final int batch)
+    {
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            raw.write(scratch, RawJournal.headerFrame(scratch));
+            raw.write(frame, batch);
+        }
     }
 
     @Test
