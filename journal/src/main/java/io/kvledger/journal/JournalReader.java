@@ -869,6 +869,12 @@ public final class JournalReader implements AutoCloseable
                     return true;
                 }
             }
+            if (read < 4)
+            {
+                // The last one to three bytes of a file whose length is not a multiple of four hold no magic
+                // (without this the scan re-read them forever).
+                return false;
+            }
             base += read & ~3;
         }
         return false;

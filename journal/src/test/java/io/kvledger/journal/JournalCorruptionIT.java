@@ -32,9 +32,10 @@ class JournalCorruptionIT
     private static final int DOCUMENTS = 300;
     private static final int TRIALS = 1_000;
     /**
-     * A read that runs this long is a hang. A trial normally takes a few milliseconds; on a 2-core machine shared
-     * with other builds one trial once took over 10 s (not reproducible in 7,000 trials since), so the guard is
-     * generous and every trial slower than {@link #SLOW_TRIAL_MS} is printed with its damage.
+     * A read that runs this long is a hang. A trial normally takes a few milliseconds. The one trial that once ran
+     * past an earlier 10 s guard was a real hang: a queue file cut to a length that is not a multiple of four made
+     * the scan for stray frames re-read its last bytes forever (fixed; {@code JournalReaderTest} pins it). Every
+     * trial slower than {@link #SLOW_TRIAL_MS} is printed with its damage.
      */
     private static final Duration HANG_GUARD = Duration.ofSeconds(60);
     private static final long SLOW_TRIAL_MS = 2_000;

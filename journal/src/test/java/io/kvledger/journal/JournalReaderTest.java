@@ -369,6 +369,24 @@ class JournalReaderTest
     }
 
     @Test
+    void shouldEndPromptlyWhenAQueueFileIsCutToALengthThatIsNotAMultipleOfFour() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("journal"), 20);
+        final ReadOutcome clean = JournalReader.open(dir).read(new Recorder());
+        for (final long length : new long[] {32_773, 32_774, 32_775})
+        {
+            try (RandomAccessFile raf = new RandomAccessFile(dir.resolve(clean.stopFile()).toFile(), "rw"))
+            {
+                raf.setLength(length);
+            }
+            // The scan for stray frames once re-read the last one to three bytes of such a file forever.
+            final ReadOutcome outcome = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                java.time.Duration.ofSeconds(30), () -> JournalReader.open(dir).read(new Recorder()));
+            assertTrue(ReadStatus.CLEAN != outcome.status(), length + " bytes: " + outcome.message());
+        }
+    }
+
+    @Test
     void shouldReadAcrossRollCyclesAndSyncEachFile()
     {
         final Path dir = writeAcrossDays(tempDir.resolve("days"), 3, 10);
