@@ -50,7 +50,37 @@ class JournalCorruptionIT
     @Test
     void shouldEndEveryDamagedReadCleanTornOrCorrupt() throws IOException
     {
-        final Path original = writeOriginal(tempDir.resolve("original"));
+        damageCopies(writeOriginal(tempDir.resolve("original")));
+    }
+
+    /**
+     * The same for a journal the {@link Journaller} wrote: batches of frames in one Chronicle document, and
+     * conversations whose {@code ARRIVE}s share their first fingerprints (schema version 3).
+     */
+    @Test
+    void shouldEndEveryDamagedReadOfBatchesAndSharedFingerprintsCleanTornOrCorrupt() throws IOException
+    {
+        final Path original = writeOriginalThroughTheJournaller(tempDir.resolve("original"));
+        final java.util.Set<Long> chronicleDocuments = new java.util.HashSet<>();
+        JournalReader.open(original).read(new JournalListener()
+        {
+            public void onHeader(final JournalHeader read, final JournalPosition position)
+            {
+            }
+
+            public void onDocument(final InputRecord input, final int resultCode, final EffectList effects,
+                final JournalPosition position)
+            {
+                chronicleDocuments.add(position.index());
+            }
+        });
+        assertTrue(chronicleDocuments.size() < DOCUMENTS, DOCUMENTS + " documents in " + chronicleDocuments.size() +
+            " Chronicle documents: no batch to damage");
+        damageCopies(original);
+    }
+
+    private void damageCopies(final Path original) throws IOException
+    {
         final ReadOutcome clean = JournalReader.open(original).read(new Verifier(-1));
         assertEquals(ReadStatus.CLEAN, clean.status(), clean.message());
         assertEquals(DOCUMENTS, clean.documents());
@@ -164,6 +194,44 @@ class JournalCorruptionIT
         assertEquals(verifier.documents, outcome.delivered(), context);
         assertEquals(verifier.documents, outcome.documents(), context);
         assertEquals(verifier.documents, outcome.lastSequence(), context);
+    }
+
+    private Path writeOriginalThroughTheJournaller(final Path dir)
+    {
+        final Random random = new Random(SEED);
+        final long[][] conversations = new long[6][];
+        try (Journaller journaller = Journaller.start(
+            JournalWriter.open(dir, header, false, JournalTestData.SMALL_BLOCK_SIZE), 1 << 16,
+            new org.agrona.concurrent.BackoffIdleStrategy()))
+        {
+            for (int sequence = 1; sequence <= DOCUMENTS; sequence++)
+            {
+                final InputRecord input = new InputRecord(64);
+                final EffectList effects = new EffectList(8);
+                JournalTestData.document(SEED, sequence, input, effects, 12);
+                if (random.nextInt(3) == 0)
+                {
+                    final int c = random.nextInt(conversations.length);
+                    final long[] previous = null == conversations[c] ? new long[0] : conversations[c];
+                    final long[] next = Arrays.copyOf(previous, Math.min(60, previous.length + 1 + random.nextInt(5)));
+                    for (int i = previous.length; i < next.length; i++)
+                    {
+                        next[i] = random.nextLong();
+                    }
+                    conversations[c] = next;
+                    input.reset().type(io.kvledger.journal.codec.InputType.ARRIVE).sequence(sequence)
+                        .timestampNs(sequence).request(sequence);
+                    for (final long fingerprint : next)
+                    {
+                        input.addFingerprint(fingerprint, fingerprint * 31);
+                    }
+                }
+                journaller.append(input, sequence * 3, effects);
+                inputs.add(input);
+                effectLists.add(effects);
+            }
+        }
+        return dir;
     }
 
     private Path writeOriginal(final Path dir)
