@@ -52,6 +52,28 @@ class FingerprinterTest
     }
 
     @Test
+    void shouldMatchTheReferenceChainForPagesHashedDirectly()
+    {
+        for (final int pageSize : new int[] {54, 55, 64, 128, 250, 251})
+        {
+            final Fingerprinter direct = new Fingerprinter(pageSize);
+            final int[] tokens = tokens(7 * pageSize + 5, pageSize);
+            final long[] hi = new long[8];
+            final long[] lo = new long[8];
+
+            final int pages = direct.fingerprint(NAMESPACE, tokens, tokens.length, hi, lo);
+
+            assertEquals(7, pages);
+            final long[][] expected = referenceChain(NAMESPACE, tokens, tokens.length, pageSize);
+            for (int i = 0; i < pages; i++)
+            {
+                assertEquals(expected[0][i], hi[i], "page size " + pageSize + ", hi of page " + i);
+                assertEquals(expected[1][i], lo[i], "page size " + pageSize + ", lo of page " + i);
+            }
+        }
+    }
+
+    @Test
     void shouldGiveSamePrefixTheSameFingerprints()
     {
         final int[] a = tokens(6 * PAGE_SIZE, 7);
