@@ -513,6 +513,7 @@ final class Admission extends Flow
         final long receipt = tree.acquire(plan.prefixNode, Component.FULL, SlotState.REQUEST, requestId);
         releaseBase();
         requests.lockedNode[r] = plan.prefixNode;
+        requests.lockedIncarnation[r] = tree.incarnation(plan.prefixNode);
         requests.lockReceipt[r] = receipt;
         fillRequestPages(r, plan.prefixNode);
         tree.touch(plan.prefixNode, state.sequence);
@@ -539,6 +540,7 @@ final class Admission extends Flow
             counters.cows++;
         }
         requests.lockedNode[r] = plan.baseNode;
+        requests.lockedIncarnation[r] = tree.incarnation(plan.baseNode);
         requests.lockReceipt[r] = plan.baseReceipt;
         plan.baseReceipt = NONE;
         fillRequestPages(r, plan.baseNode);

@@ -321,6 +321,27 @@ public final class CacheStateMachine
     }
 
     /**
+     * Tests only: check the match memo and the inserts started at a locked node against full walks as they run.
+     *
+     * @param on whether to check.
+     */
+    void crossCheckWalks(final boolean on)
+    {
+        state.crossCheckWalks = on;
+    }
+
+    /**
+     * Tests only: how many walk shortcuts {@link #crossCheckWalks} checked.
+     *
+     * @param lockedPaths the inserts from a locked node rather than the match memo hits.
+     * @return the count.
+     */
+    long walkChecks(final boolean lockedPaths)
+    {
+        return lockedPaths ? state.lockedPathChecks : state.memoChecks;
+    }
+
+    /**
      * Check every structure's invariants (tests and replay only; O(n)).
      *
      * @throws IllegalStateException naming the broken rule.

@@ -104,6 +104,9 @@ public final class RadixTree
     private final int[] blockedInSubtree;
     private int evictablePageCount;
 
+    /** Bumped by every change a {@link #match} result can depend on; see {@link #matchVersion}. */
+    private long matchVersion;
+
     private final boolean[] pageMark;
     private final int[] deletedChildren;
     private final TreeVerifier verifier;
@@ -202,13 +205,40 @@ public final class RadixTree
         out.mambaPages = walkMambaPages;
     }
 
+    /**
+     * A counter that changes whenever a {@link #match} result may change, so a caller can keep the result of a
+     * match and reuse it while the counter stays the same. {@link #match} reads the child index, the nodes' page
+     * runs, fingerprints and depths, their loading marks and their Mamba slots; these change only when a node is
+     * allocated (a new leaf, the upper half of a split), a node is deleted, a loading mark is set or cleared, or a
+     * Mamba state is attached or dropped, and each of those bumps the counter. Locks, access sequences, the LRU
+     * lists and the pools' states are not read by a match and do not bump it. A pure function of the changes
+     * applied, so deterministic; never part of the state hash.
+     *
+     * @return the current match version.
+     */
+    public long matchVersion()
+    {
+        return matchVersion;
+    }
+
     private void walk(final long[] hi, final long[] lo, final int offset, final int count,
         final boolean includeLoading)
     {
-        int node = ROOT;
-        int i = 0;
-        int mNode = ROOT;
-        int mPages = 0;
+        walkFrom(ROOT, 0, ROOT, 0, hi, lo, offset, count, includeLoading);
+    }
+
+    /**
+     * The walk of {@link #match} and {@link #insert}, started at {@code start} (ending {@code startPages} pages in,
+     * the deepest Mamba node at or above it being {@code startMambaNode}, ending {@code startMambaPages} in) as a walk
+     * from the root that reached it would continue.
+     */
+    private void walkFrom(final int start, final int startPages, final int startMambaNode, final int startMambaPages,
+        final long[] hi, final long[] lo, final int offset, final int count, final boolean includeLoading)
+    {
+        int node = start;
+        int i = startPages;
+        int mNode = startMambaNode;
+        int mPages = startMambaPages;
         walkChild = NO_NODE;
         walkInto = 0;
         walkStoppedAtLoading = false;
@@ -363,6 +393,67 @@ public final class RadixTree
         final int[] canonical, final long sequence, final MatchResult out)
     {
         walk(hi, lo, offset, count, false);
+        return insertWalked(ROOT, hi, lo, offset, count, kvPages, canonical, sequence, out);
+    }
+
+    /**
+     * {@link #insert} with the walk started at {@code start}, a node the caller knows to lie on the sequence's path:
+     * the same changes, effects, result code and {@code out} as {@link #insert}, at a cost that follows the pages
+     * below {@code start} rather than the whole sequence. Only {@code canonical[depth(start), ...)} is written: the
+     * canonical ids of the pages above are those of the path to {@code start}, which the caller already holds.
+     * <p>
+     * Why it is exact: a live node's path from the root (its fingerprints and page ids) never changes while it
+     * keeps its incarnation, because nodes are deleted only as leaves (never under a live descendant), pages never
+     * move between positions, and a split keeps the node id as the deeper half at the same depth, putting a new
+     * parent with the same pages above it. So when the path to {@code start} spelled pages {@code [0, depth(start))}
+     * of the sequence at incarnation {@code startIncarnation}, it still does, and a walk from the root reaches
+     * {@code start} with {@code depth(start)} pages matched, unless it stops in front of a loading node on the
+     * way; the walk from {@code start} then continues exactly as the root walk would. The deepest Mamba node the
+     * root walk would have passed is found by climbing from {@code start}, which also checks that no node on the
+     * path is loading. When {@code start} is the root, not live, of another incarnation, deeper than
+     * {@code count}, or has a loading node on its path, this is {@link #insert} (the walk from the root).
+     *
+     * @param start            node on the sequence's path (e.g. one the caller holds a FULL lock on), or -1.
+     * @param startIncarnation its {@link #incarnation} when the caller saw it on the sequence's path.
+     * @param hi               fingerprint high words.
+     * @param lo               fingerprint low words.
+     * @param offset           index of page 0 in the arrays.
+     * @param count            pages to insert.
+     * @param kvPages          the caller's device KV page per page (entries for pages already cached may be -1).
+     * @param canonical        receives the tree's page id per page inserted or found below {@code start}.
+     * @param sequence         access sequence for the LRU.
+     * @param out              as for {@link #insert}.
+     * @return as for {@link #insert}.
+     */
+    public int insertFrom(final int start, final long startIncarnation, final long[] hi, final long[] lo,
+        final int offset, final int count, final int[] kvPages, final int[] canonical, final long sequence,
+        final MatchResult out)
+    {
+        if (ROOT == start || !live(start) || incarnation[start] != startIncarnation || depth[start] > count)
+        {
+            return insert(hi, lo, offset, count, kvPages, canonical, sequence, out);
+        }
+        int mNode = ROOT;
+        int n = start;
+        while (ROOT != n)
+        {
+            if (NO_OP != loadingOp[n])
+            {
+                return insert(hi, lo, offset, count, kvPages, canonical, sequence, out);
+            }
+            if (ROOT == mNode && NO_SLOT != mambaSlot[n])
+            {
+                mNode = n;
+            }
+            n = parent[n];
+        }
+        walkFrom(start, depth[start], mNode, depth[mNode], hi, lo, offset, count, false);
+        return insertWalked(start, hi, lo, offset, count, kvPages, canonical, sequence, out);
+    }
+
+    private int insertWalked(final int start, final long[] hi, final long[] lo, final int offset, final int count,
+        final int[] kvPages, final int[] canonical, final long sequence, final MatchResult out)
+    {
         final int matchedPages = walkPages;
         final int reached = walkNode;
         final int partial = walkChild;
@@ -389,7 +480,7 @@ public final class RadixTree
         {
             end = splitNode(partial, into);
         }
-        collectPages(end, canonical);
+        collectPagesBelow(end, start, canonical);
         if (needLeaf)
         {
             end = newLeaf(end, hi, lo, offset, matchedPages, count, kvPages, canonical, sequence);
@@ -502,6 +593,7 @@ public final class RadixTree
 
     private void deleteNode(final int node)
     {
+        matchVersion++;
         countDeletedLeaf(node);
         final int p = parent[node];
         final int first = firstPage[node];
@@ -548,12 +640,14 @@ public final class RadixTree
             mambaLru.remove(node);
             mambaSlot[node] = NO_SLOT;
             mambaAccess[node] = 0;
+            matchVersion++;
         }
     }
 
     private int allocNode()
     {
         final int node = freeNodes[--freeNodeTop];
+        matchVersion++;
         resetNode(node);
         incarnation[node]++;
         live[node] = true;
@@ -813,6 +907,7 @@ public final class RadixTree
         }
         mambaPool.transition(slot, SlotState.NODE, node);
         mambaSlot[node] = slot;
+        matchVersion++;
         final int mambaTail = mambaLru.tail();
         mambaAccess[node] = NIL == mambaTail ? lastAccess[node] : Math.max(lastAccess[node], mambaAccess[mambaTail]);
         mambaLru.append(node);
@@ -1078,6 +1173,7 @@ public final class RadixTree
     private void setLoadingOp(final int node, final long op)
     {
         final boolean before = selfBlocked(node);
+        matchVersion++;
         loadingOp[node] = op;
         addBlocked(node, (selfBlocked(node) ? 1 : 0) - (before ? 1 : 0));
     }
@@ -1168,6 +1264,27 @@ public final class RadixTree
             n = parent[n];
         }
         return depth[node];
+    }
+
+    /**
+     * Copy the page ids of {@code node} and of its ancestors below {@code top} (the node or one of its ancestors)
+     * into {@code out}, at their page numbers; {@link #collectPages} when {@code top} is the root.
+     */
+    private void collectPagesBelow(final int node, final int top, final int[] out)
+    {
+        int end = depth[node];
+        int n = node;
+        while (top != n)
+        {
+            end -= pageCount[n];
+            int page = firstPage[n];
+            for (int i = 0; i < pageCount[n]; i++)
+            {
+                out[end + i] = page;
+                page = nextPage[page];
+            }
+            n = parent[n];
+        }
     }
 
     public int parent(final int node)
