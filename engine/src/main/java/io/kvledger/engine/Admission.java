@@ -543,7 +543,7 @@ final class Admission extends Flow
         requests.lockedIncarnation[r] = tree.incarnation(plan.baseNode);
         requests.lockReceipt[r] = plan.baseReceipt;
         plan.baseReceipt = NONE;
-        fillRequestPages(r, plan.baseNode);
+        fillMatchedPages(r, plan.baseNode);
         if (plan.baseNode != RadixTree.ROOT)
         {
             tree.touch(plan.baseNode, state.sequence);
@@ -559,6 +559,32 @@ final class Admission extends Flow
         final int off = requests.offset(r);
         final int depth = tree.collectPages(node, pageScratch);
         System.arraycopy(pageScratch, 0, requests.pageIds, off, depth);
+        requests.validPages[r] = requests.pages[r];
+        requests.cachedPages[r] = depth;
+    }
+
+    /**
+     * {@link #fillRequestPages} for the base node of a compute-only admission, without walking the path again: the
+     * base ends on the path of this admission's device match ({@code nodeAtDepth}, at most {@code plan.fullPages}
+     * deep), whose page ids the match left in {@link RequestTable#pathIds}; since then the base was only split
+     * (pages keep their ids) and locked (nothing on its path can be deleted), so those are still the tree's ids.
+     * A base no longer live (possible only with a fault switch that corrupts lock counts) takes the walk, which
+     * fails as it always did.
+     */
+    private void fillMatchedPages(final int r, final int node)
+    {
+        if (!tree.live(node) || tree.depth(node) > plan.fullPages)
+        {
+            fillRequestPages(r, node);
+            return;
+        }
+        final int off = requests.offset(r);
+        final int depth = tree.depth(node);
+        if (state.crossCheckWalks)
+        {
+            state.checkPathIds(r, node, depth);
+        }
+        System.arraycopy(requests.pathIds, off, requests.pageIds, off, depth);
         requests.validPages[r] = requests.pages[r];
         requests.cachedPages[r] = depth;
     }

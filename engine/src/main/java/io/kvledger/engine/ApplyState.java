@@ -72,6 +72,8 @@ final class ApplyState
     long memoChecks;
     /** Tests only: locked nodes checked to lie on their request's path before an insert from them. */
     long lockedPathChecks;
+    /** Tests only: admissions whose prefix page ids came from the match's recorded ids, checked. */
+    long pathIdChecks;
 
     /** Sequence of the input being applied. */
     long sequence;
@@ -188,6 +190,10 @@ final class ApplyState
      * match reads (versioned by {@link RadixTree#matchVersion}) and the components' {@link TreeComponent#usablePrefix},
      * which read only the match. So while the tree's match version and the page count are those of the memo, the
      * memo is exactly what a new match would give, and the walk is skipped.
+     * <p>
+     * The walk also records the page ids it passes in {@link RequestTable#pathIds}: on return, pages
+     * {@code [0, match.pages)} there are the tree's page ids of the matched path (on a memo hit too: the version
+     * also moves on every change of which page sits where on a path, a node allocated or deleted).
      */
     int usableDevicePrefix(final int r)
     {
@@ -202,8 +208,8 @@ final class ApplyState
             }
             return usable;
         }
-        tree.match(requests.fpHi, requests.fpLo, requests.offset(r), count,
-            config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), match);
+        tree.matchPages(requests.fpHi, requests.fpLo, requests.offset(r), count,
+            config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), match, requests.pathIds, requests.offset(r));
         int usable = match.pages;
         for (final TreeComponent c : components)
         {
@@ -266,6 +272,29 @@ final class ApplyState
         if (node != RadixTree.ROOT)
         {
             lockedPathChecks++;
+        }
+    }
+
+    /**
+     * Tests only: the page ids the request's last match recorded, up to {@code depth}, are the tree's ids of the
+     * path to {@code node}.
+     */
+    void checkPathIds(final int r, final int node, final int depth)
+    {
+        final int off = requests.offset(r);
+        tree.collectPages(node, checkPages);
+        for (int i = 0; i < depth; i++)
+        {
+            if (checkPages[i] != requests.pathIds[off + i])
+            {
+                throw new EngineBugException(CROSS_CHECK + "request " + requests.id[r] + " matched page " + i +
+                    " was " + requests.pathIds[off + i] + ", the tree's is " + checkPages[i] + " at sequence " +
+                    sequence);
+            }
+        }
+        if (depth > 0)
+        {
+            pathIdChecks++;
         }
     }
 

@@ -333,12 +333,12 @@ public final class CacheStateMachine
     /**
      * Tests only: how many walk shortcuts {@link #crossCheckWalks} checked.
      *
-     * @param lockedPaths the inserts from a locked node rather than the match memo hits.
+     * @param kind 0: match memo hits; 1: inserts from a locked node; 2: admissions filled from the match's page ids.
      * @return the count.
      */
-    long walkChecks(final boolean lockedPaths)
+    long walkChecks(final int kind)
     {
-        return lockedPaths ? state.lockedPathChecks : state.memoChecks;
+        return kind == 0 ? state.memoChecks : kind == 1 ? state.lockedPathChecks : state.pathIdChecks;
     }
 
     /**

@@ -66,6 +66,11 @@ final class RequestTable
     private final long[] memoVersion;
     /** The request's match memo, {@link #MEMO_INTS} ints per request slot. */
     private final int[] matchMemo;
+    /**
+     * Per page, the device KV page id the request's last device match passed there (pages [0, matched) of that
+     * match, written by its walk only); still the tree's ids while the memo is valid (see {@code ApplyState}).
+     */
+    final int[] pathIds;
 
     RequestTable(final int maxRequests, final int maxPages)
     {
@@ -109,6 +114,7 @@ final class RequestTable
         lockedIncarnation = new long[maxRequests];
         memoVersion = new long[maxRequests];
         matchMemo = new int[maxRequests * MEMO_INTS];
+        pathIds = new int[maxRequests * maxPages];
         java.util.Arrays.fill(memoVersion, NONE);
     }
 

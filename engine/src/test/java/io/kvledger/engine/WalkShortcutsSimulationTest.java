@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The apply path's walk shortcuts (the match memo from ARRIVE to ADMIT, the insert that starts at the request's
- * locked node) checked against the full walks they replace at every use, over seeded simulations: random serving
+ * locked node, the admission's prefix page ids taken from its match) checked against the full walks they replace at every use, over seeded simulations: random serving
  * under pressure (hybrid and attention only, every prefetch policy), the other workloads, and every fault switch.
  * A difference throws from inside the apply; the counts show both shortcuts were taken many times.
  */
@@ -20,6 +20,7 @@ class WalkShortcutsSimulationTest
 {
     private long memoChecks;
     private long lockedPathChecks;
+    private long pathIdChecks;
 
     private static EngineConfig.Builder pressured(final long seed, final boolean hybrid)
     {
@@ -64,8 +65,9 @@ class WalkShortcutsSimulationTest
                 throw ex;
             }
         }
-        memoChecks += engine.walkChecks(false);
-        lockedPathChecks += engine.walkChecks(true);
+        memoChecks += engine.walkChecks(0);
+        lockedPathChecks += engine.walkChecks(1);
+        pathIdChecks += engine.walkChecks(2);
     }
 
     @Test
@@ -80,6 +82,7 @@ class WalkShortcutsSimulationTest
         }
         assertTrue(memoChecks > 1_000, "memo hits checked: " + memoChecks);
         assertTrue(lockedPathChecks > 1_000, "inserts from a locked node checked: " + lockedPathChecks);
+        assertTrue(pathIdChecks > 1_000, "admissions filled from the match's page ids: " + pathIdChecks);
     }
 
     @Test
@@ -100,6 +103,7 @@ class WalkShortcutsSimulationTest
         }
         assertTrue(memoChecks > 500, "memo hits checked: " + memoChecks);
         assertTrue(lockedPathChecks > 500, "inserts from a locked node checked: " + lockedPathChecks);
+        assertTrue(pathIdChecks > 200, "admissions filled from the match's page ids: " + pathIdChecks);
     }
 
     @Test
@@ -115,5 +119,6 @@ class WalkShortcutsSimulationTest
         }
         assertTrue(memoChecks > 1_000, "memo hits checked: " + memoChecks);
         assertTrue(lockedPathChecks > 1_000, "inserts from a locked node checked: " + lockedPathChecks);
+        assertTrue(pathIdChecks > 1_000, "admissions filled from the match's page ids: " + pathIdChecks);
     }
 }

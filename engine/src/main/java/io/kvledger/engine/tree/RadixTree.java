@@ -197,6 +197,32 @@ public final class RadixTree
         final boolean includeLoading, final MatchResult out)
     {
         walk(hi, lo, offset, count, includeLoading);
+        fillMatch(out);
+    }
+
+    /**
+     * {@link #match}, also writing the KV page id of each matched page {@code i} to {@code pageIds[pageOffset + i]}
+     * for {@code i} in {@code [0, out.pages)}, as the walk passes it ({@link #collectPages} of the matched path
+     * without a second walk). Nothing else of {@code pageIds} is written.
+     *
+     * @param hi             fingerprint high words.
+     * @param lo             fingerprint low words.
+     * @param offset         index of page 0 in the fingerprint arrays.
+     * @param count          pages in the sequence.
+     * @param includeLoading whether nodes with an in-flight load may be matched (fault path only).
+     * @param out            filled with the result.
+     * @param pageIds        receives the matched pages' KV page ids.
+     * @param pageOffset     index of page 0 in {@code pageIds}.
+     */
+    public void matchPages(final long[] hi, final long[] lo, final int offset, final int count,
+        final boolean includeLoading, final MatchResult out, final int[] pageIds, final int pageOffset)
+    {
+        walkFrom(ROOT, 0, ROOT, 0, hi, lo, offset, count, includeLoading, pageIds, pageOffset);
+        fillMatch(out);
+    }
+
+    private void fillMatch(final MatchResult out)
+    {
         out.pages = walkPages;
         out.node = walkNode;
         out.nodePages = depth[walkNode];
@@ -224,16 +250,18 @@ public final class RadixTree
     private void walk(final long[] hi, final long[] lo, final int offset, final int count,
         final boolean includeLoading)
     {
-        walkFrom(ROOT, 0, ROOT, 0, hi, lo, offset, count, includeLoading);
+        walkFrom(ROOT, 0, ROOT, 0, hi, lo, offset, count, includeLoading, null, 0);
     }
 
     /**
      * The walk of {@link #match} and {@link #insert}, started at {@code start} (ending {@code startPages} pages in,
      * the deepest Mamba node at or above it being {@code startMambaNode}, ending {@code startMambaPages} in) as a walk
-     * from the root that reached it would continue.
+     * from the root that reached it would continue. When {@code record} is not null, the id of each page matched
+     * from {@code startPages} on is written to {@code record[recordOffset + i]}.
      */
     private void walkFrom(final int start, final int startPages, final int startMambaNode, final int startMambaPages,
-        final long[] hi, final long[] lo, final int offset, final int count, final boolean includeLoading)
+        final long[] hi, final long[] lo, final int offset, final int count, final boolean includeLoading,
+        final int[] record, final int recordOffset)
     {
         int node = start;
         int i = startPages;
@@ -259,6 +287,10 @@ public final class RadixTree
             int k = 0;
             while (k < n && i < count && pageHi[page] == hi[offset + i] && pageLo[page] == lo[offset + i])
             {
+                if (null != record)
+                {
+                    record[recordOffset + i] = page;
+                }
                 k++;
                 i++;
                 page = nextPage[page];
@@ -381,7 +413,8 @@ public final class RadixTree
      * @param offset    index of page 0 in the arrays.
      * @param count     pages to insert.
      * @param kvPages   the caller's device KV page per page (entries for pages already cached may be -1).
-     * @param canonical receives the tree's page id per page inserted or found.
+     * @param canonical receives the tree's page id per page inserted or found (the walk writes those it finds as
+     *                  it passes them, so on a refusal they may have been written too).
      * @param sequence  access sequence for the LRU.
      * @param out       receives {@code pages} = pages now cached (== count unless stopped), {@code node} = node
      *                  ending exactly there.
@@ -392,8 +425,8 @@ public final class RadixTree
     public int insert(final long[] hi, final long[] lo, final int offset, final int count, final int[] kvPages,
         final int[] canonical, final long sequence, final MatchResult out)
     {
-        walk(hi, lo, offset, count, false);
-        return insertWalked(ROOT, hi, lo, offset, count, kvPages, canonical, sequence, out);
+        walkFrom(ROOT, 0, ROOT, 0, hi, lo, offset, count, false, canonical, 0);
+        return insertWalked(hi, lo, offset, count, kvPages, canonical, sequence, out);
     }
 
     /**
@@ -447,11 +480,11 @@ public final class RadixTree
             }
             n = parent[n];
         }
-        walkFrom(start, depth[start], mNode, depth[mNode], hi, lo, offset, count, false);
-        return insertWalked(start, hi, lo, offset, count, kvPages, canonical, sequence, out);
+        walkFrom(start, depth[start], mNode, depth[mNode], hi, lo, offset, count, false, canonical, 0);
+        return insertWalked(hi, lo, offset, count, kvPages, canonical, sequence, out);
     }
 
-    private int insertWalked(final int start, final long[] hi, final long[] lo, final int offset, final int count,
+    private int insertWalked(final long[] hi, final long[] lo, final int offset, final int count,
         final int[] kvPages, final int[] canonical, final long sequence, final MatchResult out)
     {
         final int matchedPages = walkPages;
@@ -480,7 +513,6 @@ public final class RadixTree
         {
             end = splitNode(partial, into);
         }
-        collectPagesBelow(end, start, canonical);
         if (needLeaf)
         {
             end = newLeaf(end, hi, lo, offset, matchedPages, count, kvPages, canonical, sequence);
@@ -1264,27 +1296,6 @@ public final class RadixTree
             n = parent[n];
         }
         return depth[node];
-    }
-
-    /**
-     * Copy the page ids of {@code node} and of its ancestors below {@code top} (the node or one of its ancestors)
-     * into {@code out}, at their page numbers; {@link #collectPages} when {@code top} is the root.
-     */
-    private void collectPagesBelow(final int node, final int top, final int[] out)
-    {
-        int end = depth[node];
-        int n = node;
-        while (top != n)
-        {
-            end -= pageCount[n];
-            int page = firstPage[n];
-            for (int i = 0; i < pageCount[n]; i++)
-            {
-                out[end + i] = page;
-                page = nextPage[page];
-            }
-            n = parent[n];
-        }
     }
 
     public int parent(final int node)
