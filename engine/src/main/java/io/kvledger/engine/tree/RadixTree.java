@@ -835,10 +835,17 @@ public final class RadixTree
         effects.unlocked(node, component, holderKind, holder, receipt);
     }
 
+    /**
+     * Add {@code delta} to a lock count. A FULL lock counts on the node and every ancestor below the root, and the
+     * evictable-page count follows in the same climb: each node's blocked state depends only on its own counts, so
+     * updating it right after its own count gives what a second climb after all counts changed would give.
+     */
     private void addLock(final int node, final byte component, final boolean op, final int delta)
     {
         if (FULL_CODE == component)
         {
+            final boolean counted = live[node];
+            int carried = 0;
             int n = node;
             while (ROOT != n && NO_NODE != n)
             {
@@ -846,6 +853,15 @@ public final class RadixTree
                 if (op)
                 {
                     opLocks[n] += delta;
+                }
+                if (counted)
+                {
+                    final boolean before = NO_OP != loadingOp[n] || fullLocks[n] - delta > 0 || mambaLocks[n] > 0;
+                    carried += (selfBlocked(n) ? 1 : 0) - (before ? 1 : 0);
+                    if (0 != carried)
+                    {
+                        addBlockedAt(n, carried);
+                    }
                 }
                 n = parent[n];
             }
@@ -857,8 +873,8 @@ public final class RadixTree
             {
                 mambaOpLocks[node] += delta;
             }
+            countMambaLockChange(node, delta);
         }
-        countLockChange(node, component, delta);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -1172,34 +1188,15 @@ public final class RadixTree
         blockedInSubtree[leaf] = 0;
     }
 
-    private void countLockChange(final int node, final byte component, final int delta)
+    private void countMambaLockChange(final int node, final int delta)
     {
         if (!live[node] || ROOT == node)
         {
             return;
         }
-        if (FULL_CODE == component)
-        {
-            int carried = 0;
-            int n = node;
-            while (ROOT != n && NO_NODE != n)
-            {
-                final boolean now = selfBlocked(n);
-                final boolean before = NO_OP != loadingOp[n] || fullLocks[n] - delta > 0 || mambaLocks[n] > 0;
-                carried += (now ? 1 : 0) - (before ? 1 : 0);
-                if (0 != carried)
-                {
-                    addBlockedAt(n, carried);
-                }
-                n = parent[n];
-            }
-        }
-        else
-        {
-            final boolean now = selfBlocked(node);
-            final boolean before = NO_OP != loadingOp[node] || fullLocks[node] > 0 || mambaLocks[node] - delta > 0;
-            addBlocked(node, (now ? 1 : 0) - (before ? 1 : 0));
-        }
+        final boolean now = selfBlocked(node);
+        final boolean before = NO_OP != loadingOp[node] || fullLocks[node] > 0 || mambaLocks[node] - delta > 0;
+        addBlocked(node, (now ? 1 : 0) - (before ? 1 : 0));
     }
 
     private void setLoadingOp(final int node, final long op)
