@@ -311,7 +311,8 @@ final class WritePath extends Flow
     /** The D2H copy of pages [from, end of node) into host staging; it holds a lock on the node until its ack. */
     private void startBackup(final int node, final int from)
     {
-        final int depth = tree.collectPages(node, pageScratch);
+        // The components read the path's page ids from `from` on only (KV: [from, depth); Mamba: the last one).
+        final int depth = tree.collectPagesFrom(node, from, pageScratch);
         final int o = ops.add(OpKind.BACKUP, node);
         final long opId = ops.id[o];
         ops.pagesMoved[o] = depth - from;

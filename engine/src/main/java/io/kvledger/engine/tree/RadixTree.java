@@ -1295,6 +1295,41 @@ public final class RadixTree
         return depth[node];
     }
 
+    /**
+     * {@link #collectPages} of the pages from {@code from} on only: {@code out[i]} for {@code i} in
+     * {@code [from, depth(node))} gets the same id, nothing else of {@code out} is written, and the climb stops at
+     * the first node ending at or above {@code from}, so the cost follows the pages copied rather than the depth.
+     *
+     * @param node node.
+     * @param from first page wanted, 0 .. depth(node).
+     * @param out  receives the page ids at their page numbers.
+     * @return the node's depth.
+     * @throws IllegalArgumentException for a dead node.
+     */
+    public int collectPagesFrom(final int node, final int from, final int[] out)
+    {
+        if (!live(node))
+        {
+            throw new IllegalArgumentException("collectPages of dead node " + node);
+        }
+        int n = node;
+        while (ROOT != n && depth[n] > from)
+        {
+            final int start = depth[n] - pageCount[n];
+            int page = firstPage[n];
+            for (int i = start; i < depth[n]; i++)
+            {
+                if (i >= from)
+                {
+                    out[i] = page;
+                }
+                page = nextPage[page];
+            }
+            n = parent[n];
+        }
+        return depth[node];
+    }
+
     public int parent(final int node)
     {
         return parent[node];

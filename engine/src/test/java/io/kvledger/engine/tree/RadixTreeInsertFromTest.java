@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * evictions, locks, splits, deletions, loading marks, Mamba states) on both, every insert made from the root on one
  * and from a node on the sequence's path on the other, as the engine does from a request's locked node (remembered
  * with its incarnation, possibly long before, possibly deleted and its id reused since). After every operation the
- * results, the canonical page ids, the effects and the state hashes must be identical.
+ * results, the canonical page ids, the effects and the state hashes must be identical. The same random trees check
+ * {@link RadixTree#collectPagesFrom} against {@link RadixTree#collectPages}.
  */
 class RadixTreeInsertFromTest
 {
@@ -38,13 +39,16 @@ class RadixTreeInsertFromTest
     {
         long shortcuts = 0;
         long fallbacks = 0;
+        long collected = 0;
         for (final long seed : SEEDS)
         {
             final Run run = new Run(seed);
             run.run(OPERATIONS);
             shortcuts += run.shortcuts;
             fallbacks += run.fallbacks;
+            collected += run.collected;
         }
+        assertTrue(collected > 10_000, "partial page collections checked: " + collected);
         assertTrue(shortcuts > 20_000, "inserts walked from their start node: " + shortcuts);
         assertTrue(fallbacks > 1_000, "inserts that had to walk from the root: " + fallbacks);
     }
@@ -63,6 +67,7 @@ class RadixTreeInsertFromTest
         private int step;
         long shortcuts;
         long fallbacks;
+        long collected;
 
         Run(final long seed)
         {
@@ -357,6 +362,22 @@ class RadixTreeInsertFromTest
             {
                 from.verify();
                 root.verify();
+            }
+            final int node = liveNode();
+            if (node >= RadixTree.ROOT)
+            {
+                final int depth = from.tree.depth(node);
+                final int start = random.nextInt(depth + 1);
+                final int[] all = new int[depth];
+                final int[] tail = new int[depth];
+                Arrays.fill(tail, -7);
+                same(depth, from.tree.collectPages(node, all));
+                same(depth, from.tree.collectPagesFrom(node, start, tail));
+                for (int i = 0; i < depth; i++)
+                {
+                    same(i < start ? -7 : all[i], tail[i]);
+                }
+                collected++;
             }
         }
 
