@@ -515,7 +515,7 @@ final class Admission extends Flow
         requests.lockedNode[r] = plan.prefixNode;
         requests.lockedIncarnation[r] = tree.incarnation(plan.prefixNode);
         requests.lockReceipt[r] = receipt;
-        fillRequestPages(r, plan.prefixNode);
+        fillInsertedPages(r, plan.prefixNode);
         tree.touch(plan.prefixNode, state.sequence);
         requests.deferCount[r] = 0;
         effects.admitted(requestId, opId, plan.prefixPages, plan.loadPages, NONE);
@@ -582,9 +582,28 @@ final class Admission extends Flow
         final int depth = tree.depth(node);
         if (state.crossCheckWalks)
         {
-            state.checkPathIds(r, node, depth);
+            state.checkPageIds(r, node, requests.pathIds, off, depth);
         }
         System.arraycopy(requests.pathIds, off, requests.pageIds, off, depth);
+        requests.validPages[r] = requests.pages[r];
+        requests.cachedPages[r] = depth;
+    }
+
+    /**
+     * {@link #fillRequestPages} for the node a staged load's insert ended at, from the canonical ids that insert
+     * returned rather than a second walk: the insert wrote {@code canonicalScratch[0, depth(node))} (the pages its
+     * walk passed, then the new leaf's), and since then nodes were only locked, marked loading or given a Mamba
+     * state, none of which moves a page.
+     */
+    private void fillInsertedPages(final int r, final int node)
+    {
+        final int off = requests.offset(r);
+        final int depth = tree.depth(node);
+        if (state.crossCheckWalks)
+        {
+            state.checkPageIds(r, node, canonicalScratch, 0, depth);
+        }
+        System.arraycopy(canonicalScratch, 0, requests.pageIds, off, depth);
         requests.validPages[r] = requests.pages[r];
         requests.cachedPages[r] = depth;
     }

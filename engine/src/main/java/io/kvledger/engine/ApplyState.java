@@ -72,7 +72,7 @@ final class ApplyState
     long memoChecks;
     /** Tests only: locked nodes checked to lie on their request's path before an insert from them. */
     long lockedPathChecks;
-    /** Tests only: admissions whose prefix page ids came from the match's recorded ids, checked. */
+    /** Tests only: admissions whose prefix page ids came from an earlier walk's ids, checked. */
     long pathIdChecks;
 
     /** Sequence of the input being applied. */
@@ -276,20 +276,18 @@ final class ApplyState
     }
 
     /**
-     * Tests only: the page ids the request's last match recorded, up to {@code depth}, are the tree's ids of the
-     * path to {@code node}.
+     * Tests only: page ids kept from an earlier walk ({@code ids[off, off + depth)}) are the tree's ids of the path
+     * to {@code node}.
      */
-    void checkPathIds(final int r, final int node, final int depth)
+    void checkPageIds(final int r, final int node, final int[] ids, final int off, final int depth)
     {
-        final int off = requests.offset(r);
         tree.collectPages(node, checkPages);
         for (int i = 0; i < depth; i++)
         {
-            if (checkPages[i] != requests.pathIds[off + i])
+            if (checkPages[i] != ids[off + i])
             {
-                throw new EngineBugException(CROSS_CHECK + "request " + requests.id[r] + " matched page " + i +
-                    " was " + requests.pathIds[off + i] + ", the tree's is " + checkPages[i] + " at sequence " +
-                    sequence);
+                throw new EngineBugException(CROSS_CHECK + "request " + requests.id[r] + " kept page " + i + " as " +
+                    ids[off + i] + ", the tree's is " + checkPages[i] + " at sequence " + sequence);
             }
         }
         if (depth > 0)

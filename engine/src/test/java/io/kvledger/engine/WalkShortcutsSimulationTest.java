@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The apply path's walk shortcuts (the match memo from ARRIVE to ADMIT, the insert that starts at the request's
- * locked node, the admission's prefix page ids taken from its match) checked against the full walks they replace
+ * locked node, the admitted prefix page ids taken from an earlier walk) checked against the full walks they replace
  * at every use, over seeded simulations: random serving under pressure (hybrid and attention only, every prefetch
  * policy), the other workloads, and every fault switch. A difference throws from inside the apply; the counts show
  * each shortcut was taken many times.

@@ -432,8 +432,9 @@ public final class RadixTree
     /**
      * {@link #insert} with the walk started at {@code start}, a node the caller knows to lie on the sequence's path:
      * the same changes, effects, result code and {@code out} as {@link #insert}, at a cost that follows the pages
-     * below {@code start} rather than the whole sequence. Only {@code canonical[depth(start), ...)} is written: the
-     * canonical ids of the pages above are those of the path to {@code start}, which the caller already holds.
+     * below {@code start} rather than the whole sequence. Only {@code canonical[depth(start), ...)} is written (all
+     * of it when this falls back to {@link #insert}): the canonical ids of the pages above are those of the path to
+     * {@code start}, which the caller already holds.
      * <p>
      * Why it is exact: a live node's path from the root (its fingerprints and page ids) never changes while it
      * keeps its incarnation, because nodes are deleted only as leaves (never under a live descendant), pages never
