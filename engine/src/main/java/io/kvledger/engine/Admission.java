@@ -513,8 +513,9 @@ final class Admission extends Flow
         final long receipt = tree.acquire(plan.prefixNode, Component.FULL, SlotState.REQUEST, requestId);
         releaseBase();
         requests.lockedNode[r] = plan.prefixNode;
+        requests.lockedIncarnation[r] = tree.incarnation(plan.prefixNode);
         requests.lockReceipt[r] = receipt;
-        fillRequestPages(r, plan.prefixNode);
+        fillInsertedPages(r, plan.prefixNode);
         tree.touch(plan.prefixNode, state.sequence);
         requests.deferCount[r] = 0;
         effects.admitted(requestId, opId, plan.prefixPages, plan.loadPages, NONE);
@@ -539,9 +540,10 @@ final class Admission extends Flow
             counters.cows++;
         }
         requests.lockedNode[r] = plan.baseNode;
+        requests.lockedIncarnation[r] = tree.incarnation(plan.baseNode);
         requests.lockReceipt[r] = plan.baseReceipt;
         plan.baseReceipt = NONE;
-        fillRequestPages(r, plan.baseNode);
+        fillMatchedPages(r, plan.baseNode);
         if (plan.baseNode != RadixTree.ROOT)
         {
             tree.touch(plan.baseNode, state.sequence);
@@ -557,6 +559,51 @@ final class Admission extends Flow
         final int off = requests.offset(r);
         final int depth = tree.collectPages(node, pageScratch);
         System.arraycopy(pageScratch, 0, requests.pageIds, off, depth);
+        requests.validPages[r] = requests.pages[r];
+        requests.cachedPages[r] = depth;
+    }
+
+    /**
+     * {@link #fillRequestPages} for the base node of a compute-only admission, without walking the path again: the
+     * base ends on the path of this admission's device match ({@code nodeAtDepth}, at most {@code plan.fullPages}
+     * deep), whose page ids the match left in {@link RequestTable#pathIds}; since then the base was only split
+     * (pages keep their ids) and locked (nothing on its path can be deleted), so those are still the tree's ids.
+     * A base no longer live (possible only with a fault switch that corrupts lock counts) takes the walk, which
+     * fails as it always did.
+     */
+    private void fillMatchedPages(final int r, final int node)
+    {
+        if (!tree.live(node) || tree.depth(node) > plan.fullPages)
+        {
+            fillRequestPages(r, node);
+            return;
+        }
+        final int off = requests.offset(r);
+        final int depth = tree.depth(node);
+        if (state.crossCheckWalks)
+        {
+            state.checkPageIds(r, node, requests.pathIds, off, depth);
+        }
+        System.arraycopy(requests.pathIds, off, requests.pageIds, off, depth);
+        requests.validPages[r] = requests.pages[r];
+        requests.cachedPages[r] = depth;
+    }
+
+    /**
+     * {@link #fillRequestPages} for the node a staged load's insert ended at, from the canonical ids that insert
+     * returned rather than a second walk: the insert wrote {@code canonicalScratch[0, depth(node))} (the pages its
+     * walk passed, then the new leaf's), and since then nodes were only locked, marked loading or given a Mamba
+     * state, none of which moves a page.
+     */
+    private void fillInsertedPages(final int r, final int node)
+    {
+        final int off = requests.offset(r);
+        final int depth = tree.depth(node);
+        if (state.crossCheckWalks)
+        {
+            state.checkPageIds(r, node, canonicalScratch, 0, depth);
+        }
+        System.arraycopy(canonicalScratch, 0, requests.pageIds, off, depth);
         requests.validPages[r] = requests.pages[r];
         requests.cachedPages[r] = depth;
     }

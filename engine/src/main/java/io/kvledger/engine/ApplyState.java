@@ -2,6 +2,7 @@ package io.kvledger.engine;
 
 import io.kvledger.engine.util.IndexList;
 
+import io.kvledger.engine.effect.EngineBugException;
 import io.kvledger.engine.effect.Effects;
 
 import io.kvledger.engine.slot.MambaCursors;
@@ -27,6 +28,8 @@ final class ApplyState
 {
     /** Value of a slot, node, op or request index that does not apply. */
     static final int NONE = -1;
+    /** How the messages of {@link #crossCheckWalks} start. */
+    static final String CROSS_CHECK = "walk cross-check: ";
 
     final EngineConfig config;
     final EffectList effectList;
@@ -55,6 +58,22 @@ final class ApplyState
     final int[] pageScratch;
     /** Scratch of one apply: canonical page ids an insert returns. */
     final int[] canonicalScratch;
+    /** Tests only: check each walk shortcut against the full walk it replaces ({@link #crossCheckWalks}). */
+    private final MatchResult checkMatch = new MatchResult();
+    private final int[] checkPages;
+
+    /**
+     * Tests only: when set, every match memo hit is compared with a new match, and every insert that starts at a
+     * request's locked node first checks that the node lies on the request's path with the request's page ids;
+     * a difference throws {@link EngineBugException}. Off in production.
+     */
+    boolean crossCheckWalks;
+    /** Tests only: memo hits checked against a new match. */
+    long memoChecks;
+    /** Tests only: locked nodes checked to lie on their request's path before an insert from them. */
+    long lockedPathChecks;
+    /** Tests only: admissions whose prefix page ids came from an earlier walk's ids, checked. */
+    long pathIdChecks;
 
     /** Sequence of the input being applied. */
     long sequence;
@@ -122,6 +141,7 @@ final class ApplyState
         parked = new IndexList(config.maxRequests());
         pageScratch = new int[config.maxRequestPages()];
         canonicalScratch = new int[config.maxRequestPages()];
+        checkPages = new int[config.maxRequestPages()];
     }
 
     /** Journal and make a request state change. */
@@ -162,17 +182,118 @@ final class ApplyState
         }
     }
 
-    /** Match the request's pages on the device into {@link #match}; the prefix every component can use. */
+    /**
+     * Match the request's pages on the device into {@link #match}; the prefix every component can use.
+     * <p>
+     * Memoized per request (ARRIVE matches, ADMIT matches again): the result depends on the request's fingerprints
+     * and page count (fixed from its arrival on), the loading switch (fixed by the configuration), what the tree's
+     * match reads (versioned by {@link RadixTree#matchVersion}) and the components' {@link TreeComponent#usablePrefix},
+     * which read only the match. So while the tree's match version and the page count are those of the memo, the
+     * memo is exactly what a new match would give, and the walk is skipped.
+     * <p>
+     * The walk also records the page ids it passes in {@link RequestTable#pathIds}: on return, pages
+     * {@code [0, match.pages)} there are the tree's page ids of the matched path (on a memo hit too: the version
+     * also moves on every change of which page sits where on a path, a node allocated or deleted).
+     */
     int usableDevicePrefix(final int r)
     {
-        tree.match(requests.fpHi, requests.fpLo, requests.offset(r), requests.pages[r],
-            config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), match);
+        final long version = tree.matchVersion();
+        final int count = requests.pages[r];
+        if (requests.memoValid(r, version, count))
+        {
+            final int usable = requests.loadMemo(r, match);
+            if (crossCheckWalks)
+            {
+                checkMemo(r, usable);
+            }
+            return usable;
+        }
+        tree.matchPages(requests.fpHi, requests.fpLo, requests.offset(r), count,
+            config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), match, requests.pathIds, requests.offset(r));
         int usable = match.pages;
         for (final TreeComponent c : components)
         {
             usable = Math.min(usable, c.usablePrefix(match));
         }
+        requests.storeMemo(r, version, count, match, usable);
         return usable;
+    }
+
+    /** Tests only: a memo hit must equal a new match. */
+    private void checkMemo(final int r, final int usable)
+    {
+        tree.match(requests.fpHi, requests.fpLo, requests.offset(r), requests.pages[r],
+            config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), checkMatch);
+        int fresh = checkMatch.pages;
+        for (final TreeComponent c : components)
+        {
+            fresh = Math.min(fresh, c.usablePrefix(checkMatch));
+        }
+        if (fresh != usable || checkMatch.pages != match.pages || checkMatch.node != match.node ||
+            checkMatch.nodePages != match.nodePages || checkMatch.partialNode != match.partialNode ||
+            checkMatch.mambaNode != match.mambaNode || checkMatch.mambaPages != match.mambaPages)
+        {
+            throw new EngineBugException(CROSS_CHECK + "match memo of request " + requests.id[r] + " at sequence " +
+                sequence + " differs from a new match");
+        }
+        memoChecks++;
+    }
+
+    /**
+     * Tests only: the request's locked node, when live in the incarnation it was locked in, lies on the request's
+     * path (a match of its first depth(node) pages, loading nodes included, ends exactly there) and the request's
+     * page ids up to its depth are the tree's.
+     */
+    void checkLockedPath(final int r)
+    {
+        final int node = requests.lockedNode[r];
+        if (node == NONE || !tree.live(node) || tree.incarnation(node) != requests.lockedIncarnation[r])
+        {
+            return;
+        }
+        final int depth = tree.depth(node);
+        final int off = requests.offset(r);
+        tree.match(requests.fpHi, requests.fpLo, off, depth, true, checkMatch);
+        if (checkMatch.pages != depth || checkMatch.node != node)
+        {
+            throw new EngineBugException(CROSS_CHECK + "locked node " + node + " of request " + requests.id[r] +
+                " at sequence " + sequence + " is not on its path (match ends at node " + checkMatch.node + ", " +
+                checkMatch.pages + " of " + depth + " pages)");
+        }
+        tree.collectPages(node, checkPages);
+        for (int i = 0; i < depth; i++)
+        {
+            if (checkPages[i] != requests.pageIds[off + i])
+            {
+                throw new EngineBugException(CROSS_CHECK + "request " + requests.id[r] + " page " + i + " is " +
+                    requests.pageIds[off + i] + ", the tree's is " + checkPages[i] + " at sequence " + sequence);
+            }
+        }
+        if (node != RadixTree.ROOT)
+        {
+            lockedPathChecks++;
+        }
+    }
+
+    /**
+     * Tests only: page ids kept from an earlier walk ({@code ids[off, off + depth)}) are the tree's ids of the path
+     * to {@code node}.
+     */
+    void checkPageIds(final int r, final int node, final int[] ids, final int off, final int depth)
+    {
+        tree.collectPages(node, checkPages);
+        for (int i = 0; i < depth; i++)
+        {
+            if (checkPages[i] != ids[off + i])
+            {
+                throw new EngineBugException(CROSS_CHECK + "request " + requests.id[r] + " kept page " + i + " as " +
+                    ids[off + i] + ", the tree's is " + checkPages[i] + " at sequence " + sequence);
+            }
+        }
+        if (depth > 0)
+        {
+            pathIdChecks++;
+        }
     }
 
     /** The slot a request computes with (working) or checkpoints into (tracking), or -1. */

@@ -321,6 +321,27 @@ public final class CacheStateMachine
     }
 
     /**
+     * Tests only: check the match memo and the inserts started at a locked node against full walks as they run.
+     *
+     * @param on whether to check.
+     */
+    void crossCheckWalks(final boolean on)
+    {
+        state.crossCheckWalks = on;
+    }
+
+    /**
+     * Tests only: how many walk shortcuts {@link #crossCheckWalks} checked.
+     *
+     * @param kind 0: match memo hits; 1: inserts from a locked node; 2: admissions filled from the match's page ids.
+     * @return the count.
+     */
+    long walkChecks(final int kind)
+    {
+        return kind == 0 ? state.memoChecks : kind == 1 ? state.lockedPathChecks : state.pathIdChecks;
+    }
+
+    /**
      * Check every structure's invariants (tests and replay only; O(n)).
      *
      * @throws IllegalStateException naming the broken rule.

@@ -1,5 +1,6 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.util.Hashing;
 import io.kvledger.journal.codec.RequestState;
 import org.agrona.collections.Long2LongHashMap;
@@ -14,6 +15,8 @@ final class RequestTable
 {
     static final int NONE = -1;
     private static final int HOLD_EXTRA = 4;
+    /** Ints per request in {@link #matchMemo}: the match's fields, the usable prefix, the pages matched for. */
+    private static final int MEMO_INTS = 8;
 
     private final int maxRequests;
     private final int maxPages;
@@ -57,6 +60,17 @@ final class RequestTable
     final byte[] holdSlotPool;
     final int[] holdSlot;
     final int[] holdSlotCount;
+    /** Incarnation of {@link #lockedNode} when the lock was taken there (see {@code WritePath}). */
+    final long[] lockedIncarnation;
+    /** Tree match version the request's match memo was computed at, or -1 (see {@link #memoValid}). */
+    private final long[] memoVersion;
+    /** The request's match memo, {@link #MEMO_INTS} ints per request slot. */
+    private final int[] matchMemo;
+    /**
+     * Per page, the device KV page id the request's last device match passed there (pages [0, matched) of that
+     * match, written by its walk only); still the tree's ids while the memo is valid (see {@code ApplyState}).
+     */
+    final int[] pathIds;
 
     RequestTable(final int maxRequests, final int maxPages)
     {
@@ -97,6 +111,11 @@ final class RequestTable
         holdSlotPool = new byte[maxRequests * (maxPages + HOLD_EXTRA)];
         holdSlot = new int[maxRequests * (maxPages + HOLD_EXTRA)];
         holdSlotCount = new int[maxRequests];
+        lockedIncarnation = new long[maxRequests];
+        memoVersion = new long[maxRequests];
+        matchMemo = new int[maxRequests * MEMO_INTS];
+        pathIds = new int[maxRequests * maxPages];
+        java.util.Arrays.fill(memoVersion, NONE);
     }
 
     int maxPages()
@@ -158,6 +177,8 @@ final class RequestTable
         prefixReceipt[slot] = NONE;
         namespace[slot] = 0;
         holdSlotCount[slot] = 0;
+        lockedIncarnation[slot] = 0;
+        memoVersion[slot] = NONE;
         return slot;
     }
 
@@ -180,6 +201,64 @@ final class RequestTable
     boolean live(final int slot)
     {
         return state[slot] != null;
+    }
+
+    /**
+     * Whether the request's match memo holds the match of its first {@code count} pages at tree match version
+     * {@code version}. A request's fingerprints are written once, at its arrival, and its slot's memo is cleared
+     * when the slot is handed out again, so with the same tree version and page count the memo equals a new match.
+     *
+     * @param slot    request slot.
+     * @param version the tree's current {@code RadixTree#matchVersion}.
+     * @param count   pages to be matched.
+     * @return true when {@link #loadMemo} gives the same result as a new match.
+     */
+    boolean memoValid(final int slot, final long version, final int count)
+    {
+        return memoVersion[slot] == version && matchMemo[slot * MEMO_INTS + 7] == count;
+    }
+
+    /**
+     * Fill {@code out} from the request's match memo (the fields a match sets; {@code existingPages} is left alone,
+     * as a match leaves it).
+     *
+     * @param slot request slot.
+     * @param out  receives the remembered match.
+     * @return the remembered usable prefix.
+     */
+    int loadMemo(final int slot, final MatchResult out)
+    {
+        final int m = slot * MEMO_INTS;
+        out.pages = matchMemo[m];
+        out.node = matchMemo[m + 1];
+        out.nodePages = matchMemo[m + 2];
+        out.partialNode = matchMemo[m + 3];
+        out.mambaNode = matchMemo[m + 4];
+        out.mambaPages = matchMemo[m + 5];
+        return matchMemo[m + 6];
+    }
+
+    /**
+     * Remember a match of the request's first {@code count} pages, computed at tree match version {@code version}.
+     *
+     * @param slot    request slot.
+     * @param version the tree's match version the match was computed at.
+     * @param count   pages matched for.
+     * @param match   the match.
+     * @param usable  the usable prefix derived from it.
+     */
+    void storeMemo(final int slot, final long version, final int count, final MatchResult match, final int usable)
+    {
+        final int m = slot * MEMO_INTS;
+        matchMemo[m] = match.pages;
+        matchMemo[m + 1] = match.node;
+        matchMemo[m + 2] = match.nodePages;
+        matchMemo[m + 3] = match.partialNode;
+        matchMemo[m + 4] = match.mambaNode;
+        matchMemo[m + 5] = match.mambaPages;
+        matchMemo[m + 6] = usable;
+        matchMemo[m + 7] = count;
+        memoVersion[slot] = version;
     }
 
     /** Order-independent hash of the live requests' ids, states and holdings. */

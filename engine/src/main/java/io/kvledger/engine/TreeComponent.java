@@ -186,7 +186,8 @@ interface TreeComponent
      *
      * @param opSlot    backup op.
      * @param node      node ending at {@code to}.
-     * @param pathPages device KV page ids from the root to the node's end.
+     * @param pathPages device KV page ids of the path to the node's end, by page number; only those in
+     *                  {@code [from, to)} are filled.
      * @param from      first page backed up.
      * @param to        end of the node (its depth).
      */

@@ -6,6 +6,7 @@ import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.util.Hashing;
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;
+import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
@@ -133,6 +134,7 @@ final class WritePath extends Flow
             final long receipt = tree.acquire(node, Component.FULL, SlotState.REQUEST, requestId);
             state.unlockRequest(r);
             requests.lockedNode[r] = node;
+            requests.lockedIncarnation[r] = tree.incarnation(node);
             requests.lockReceipt[r] = receipt;
         }
         for (final TreeComponent c : components)
@@ -164,6 +166,12 @@ final class WritePath extends Flow
     /**
      * Insert the request's pages up to {@code length}; duplicates of pages already cached are freed and the
      * request continues on the canonical pages.
+     * <p>
+     * The insert walks from the node the request holds its FULL lock on ({@link RadixTree#insertFrom}), not from the
+     * root, so its cost follows the pages past that node. The node was on the request's path when the lock was
+     * taken (the admission's base or loaded prefix node, or the node a chunk cached), its incarnation is kept with
+     * it, and the request's page ids up to its depth are the tree's ids of that path (the admission copies them from
+     * the tree, each chunk sets them to the canonical ids): they are the canonical ids the tree does not write.
      *
      * @return the node ending at the cached length, or -1 when nothing could be inserted.
      */
@@ -171,8 +179,13 @@ final class WritePath extends Flow
     {
         final int off = requests.offset(r);
         System.arraycopy(requests.pageIds, off, pageScratch, 0, length);
-        final int code = tree.insert(requests.fpHi, requests.fpLo, off, length, pageScratch, canonicalScratch,
-            state.sequence, scratchMatch);
+        System.arraycopy(requests.pageIds, off, canonicalScratch, 0, length);
+        if (state.crossCheckWalks)
+        {
+            state.checkLockedPath(r);
+        }
+        final int code = tree.insertFrom(requests.lockedNode[r], requests.lockedIncarnation[r], requests.fpHi,
+            requests.fpLo, off, length, pageScratch, canonicalScratch, state.sequence, scratchMatch);
         if (code == ResultCode.NODE_POOL_EXHAUSTED)
         {
             counters.insertsRefused++;
@@ -298,7 +311,8 @@ final class WritePath extends Flow
     /** The D2H copy of pages [from, end of node) into host staging; it holds a lock on the node until its ack. */
     private void startBackup(final int node, final int from)
     {
-        final int depth = tree.collectPages(node, pageScratch);
+        // The components read the path's page ids from `from` on only (KV: [from, depth); Mamba: the last one).
+        final int depth = tree.collectPagesFrom(node, from, pageScratch);
         final int o = ops.add(OpKind.BACKUP, node);
         final long opId = ops.id[o];
         ops.pagesMoved[o] = depth - from;

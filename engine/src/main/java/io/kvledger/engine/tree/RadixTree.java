@@ -104,6 +104,9 @@ public final class RadixTree
     private final int[] blockedInSubtree;
     private int evictablePageCount;
 
+    /** Bumped by every change a {@link #match} result can depend on; see {@link #matchVersion}. */
+    private long matchVersion;
+
     private final boolean[] pageMark;
     private final int[] deletedChildren;
     private final TreeVerifier verifier;
@@ -194,6 +197,32 @@ public final class RadixTree
         final boolean includeLoading, final MatchResult out)
     {
         walk(hi, lo, offset, count, includeLoading);
+        fillMatch(out);
+    }
+
+    /**
+     * {@link #match}, also writing the KV page id of each matched page {@code i} to {@code pageIds[pageOffset + i]}
+     * for {@code i} in {@code [0, out.pages)}, as the walk passes it ({@link #collectPages} of the matched path
+     * without a second walk). Nothing else of {@code pageIds} is written.
+     *
+     * @param hi             fingerprint high words.
+     * @param lo             fingerprint low words.
+     * @param offset         index of page 0 in the fingerprint arrays.
+     * @param count          pages in the sequence.
+     * @param includeLoading whether nodes with an in-flight load may be matched (fault path only).
+     * @param out            filled with the result.
+     * @param pageIds        receives the matched pages' KV page ids.
+     * @param pageOffset     index of page 0 in {@code pageIds}.
+     */
+    public void matchPages(final long[] hi, final long[] lo, final int offset, final int count,
+        final boolean includeLoading, final MatchResult out, final int[] pageIds, final int pageOffset)
+    {
+        walkFrom(ROOT, 0, ROOT, 0, hi, lo, offset, count, includeLoading, pageIds, pageOffset);
+        fillMatch(out);
+    }
+
+    private void fillMatch(final MatchResult out)
+    {
         out.pages = walkPages;
         out.node = walkNode;
         out.nodePages = depth[walkNode];
@@ -202,13 +231,42 @@ public final class RadixTree
         out.mambaPages = walkMambaPages;
     }
 
+    /**
+     * A counter that changes whenever a {@link #match} result may change, so a caller can keep the result of a
+     * match and reuse it while the counter stays the same. {@link #match} reads the child index, the nodes' page
+     * runs, fingerprints and depths, their loading marks and their Mamba slots; these change only when a node is
+     * allocated (a new leaf, the upper half of a split), a node is deleted, a loading mark is set or cleared, or a
+     * Mamba state is attached or dropped, and each of those bumps the counter. Locks, access sequences, the LRU
+     * lists and the pools' states are not read by a match and do not bump it. A pure function of the changes
+     * applied, so deterministic; never part of the state hash.
+     *
+     * @return the current match version.
+     */
+    public long matchVersion()
+    {
+        return matchVersion;
+    }
+
     private void walk(final long[] hi, final long[] lo, final int offset, final int count,
         final boolean includeLoading)
     {
-        int node = ROOT;
-        int i = 0;
-        int mNode = ROOT;
-        int mPages = 0;
+        walkFrom(ROOT, 0, ROOT, 0, hi, lo, offset, count, includeLoading, null, 0);
+    }
+
+    /**
+     * The walk of {@link #match} and {@link #insert}, started at {@code start} (ending {@code startPages} pages in,
+     * the deepest Mamba node at or above it being {@code startMambaNode}, ending {@code startMambaPages} in) as a walk
+     * from the root that reached it would continue. When {@code record} is not null, the id of each page matched
+     * from {@code startPages} on is written to {@code record[recordOffset + i]}.
+     */
+    private void walkFrom(final int start, final int startPages, final int startMambaNode, final int startMambaPages,
+        final long[] hi, final long[] lo, final int offset, final int count, final boolean includeLoading,
+        final int[] record, final int recordOffset)
+    {
+        int node = start;
+        int i = startPages;
+        int mNode = startMambaNode;
+        int mPages = startMambaPages;
         walkChild = NO_NODE;
         walkInto = 0;
         walkStoppedAtLoading = false;
@@ -229,6 +287,10 @@ public final class RadixTree
             int k = 0;
             while (k < n && i < count && pageHi[page] == hi[offset + i] && pageLo[page] == lo[offset + i])
             {
+                if (null != record)
+                {
+                    record[recordOffset + i] = page;
+                }
                 k++;
                 i++;
                 page = nextPage[page];
@@ -351,7 +413,8 @@ public final class RadixTree
      * @param offset    index of page 0 in the arrays.
      * @param count     pages to insert.
      * @param kvPages   the caller's device KV page per page (entries for pages already cached may be -1).
-     * @param canonical receives the tree's page id per page inserted or found.
+     * @param canonical receives the tree's page id per page inserted or found (the walk writes those it finds as
+     *                  it passes them, so on a refusal they may have been written too).
      * @param sequence  access sequence for the LRU.
      * @param out       receives {@code pages} = pages now cached (== count unless stopped), {@code node} = node
      *                  ending exactly there.
@@ -362,7 +425,69 @@ public final class RadixTree
     public int insert(final long[] hi, final long[] lo, final int offset, final int count, final int[] kvPages,
         final int[] canonical, final long sequence, final MatchResult out)
     {
-        walk(hi, lo, offset, count, false);
+        walkFrom(ROOT, 0, ROOT, 0, hi, lo, offset, count, false, canonical, 0);
+        return insertWalked(hi, lo, offset, count, kvPages, canonical, sequence, out);
+    }
+
+    /**
+     * {@link #insert} with the walk started at {@code start}, a node the caller knows to lie on the sequence's path:
+     * the same changes, effects, result code and {@code out} as {@link #insert}, at a cost that follows the pages
+     * below {@code start} rather than the whole sequence. Only {@code canonical[depth(start), ...)} is written (all
+     * of it when this falls back to {@link #insert}): the canonical ids of the pages above are those of the path to
+     * {@code start}, which the caller already holds.
+     * <p>
+     * Why it is exact: a live node's path from the root (its fingerprints and page ids) never changes while it
+     * keeps its incarnation, because nodes are deleted only as leaves (never under a live descendant), pages never
+     * move between positions, and a split keeps the node id as the deeper half at the same depth, putting a new
+     * parent with the same pages above it. So when the path to {@code start} spelled pages {@code [0, depth(start))}
+     * of the sequence at incarnation {@code startIncarnation}, it still does, and a walk from the root reaches
+     * {@code start} with {@code depth(start)} pages matched, unless it stops in front of a loading node on the
+     * way; the walk from {@code start} then continues exactly as the root walk would. The deepest Mamba node the
+     * root walk would have passed is found by climbing from {@code start}, which also checks that no node on the
+     * path is loading. When {@code start} is the root, not live, of another incarnation, deeper than
+     * {@code count}, or has a loading node on its path, this is {@link #insert} (the walk from the root).
+     *
+     * @param start            node on the sequence's path (e.g. one the caller holds a FULL lock on), or -1.
+     * @param startIncarnation its {@link #incarnation} when the caller saw it on the sequence's path.
+     * @param hi               fingerprint high words.
+     * @param lo               fingerprint low words.
+     * @param offset           index of page 0 in the arrays.
+     * @param count            pages to insert.
+     * @param kvPages          the caller's device KV page per page (entries for pages already cached may be -1).
+     * @param canonical        receives the tree's page id per page inserted or found below {@code start}.
+     * @param sequence         access sequence for the LRU.
+     * @param out              as for {@link #insert}.
+     * @return as for {@link #insert}.
+     */
+    public int insertFrom(final int start, final long startIncarnation, final long[] hi, final long[] lo,
+        final int offset, final int count, final int[] kvPages, final int[] canonical, final long sequence,
+        final MatchResult out)
+    {
+        if (ROOT == start || !live(start) || incarnation[start] != startIncarnation || depth[start] > count)
+        {
+            return insert(hi, lo, offset, count, kvPages, canonical, sequence, out);
+        }
+        int mNode = ROOT;
+        int n = start;
+        while (ROOT != n)
+        {
+            if (NO_OP != loadingOp[n])
+            {
+                return insert(hi, lo, offset, count, kvPages, canonical, sequence, out);
+            }
+            if (ROOT == mNode && NO_SLOT != mambaSlot[n])
+            {
+                mNode = n;
+            }
+            n = parent[n];
+        }
+        walkFrom(start, depth[start], mNode, depth[mNode], hi, lo, offset, count, false, canonical, 0);
+        return insertWalked(hi, lo, offset, count, kvPages, canonical, sequence, out);
+    }
+
+    private int insertWalked(final long[] hi, final long[] lo, final int offset, final int count,
+        final int[] kvPages, final int[] canonical, final long sequence, final MatchResult out)
+    {
         final int matchedPages = walkPages;
         final int reached = walkNode;
         final int partial = walkChild;
@@ -389,7 +514,6 @@ public final class RadixTree
         {
             end = splitNode(partial, into);
         }
-        collectPages(end, canonical);
         if (needLeaf)
         {
             end = newLeaf(end, hi, lo, offset, matchedPages, count, kvPages, canonical, sequence);
@@ -502,6 +626,7 @@ public final class RadixTree
 
     private void deleteNode(final int node)
     {
+        matchVersion++;
         countDeletedLeaf(node);
         final int p = parent[node];
         final int first = firstPage[node];
@@ -548,12 +673,14 @@ public final class RadixTree
             mambaLru.remove(node);
             mambaSlot[node] = NO_SLOT;
             mambaAccess[node] = 0;
+            matchVersion++;
         }
     }
 
     private int allocNode()
     {
         final int node = freeNodes[--freeNodeTop];
+        matchVersion++;
         resetNode(node);
         incarnation[node]++;
         live[node] = true;
@@ -709,10 +836,17 @@ public final class RadixTree
         effects.unlocked(node, component, holderKind, holder, receipt);
     }
 
+    /**
+     * Add {@code delta} to a lock count. A FULL lock counts on the node and every ancestor below the root, and the
+     * evictable-page count follows in the same climb: each node's blocked state depends only on its own counts, so
+     * updating it right after its own count gives what a second climb after all counts changed would give.
+     */
     private void addLock(final int node, final byte component, final boolean op, final int delta)
     {
         if (FULL_CODE == component)
         {
+            final boolean counted = live[node];
+            int carried = 0;
             int n = node;
             while (ROOT != n && NO_NODE != n)
             {
@@ -720,6 +854,15 @@ public final class RadixTree
                 if (op)
                 {
                     opLocks[n] += delta;
+                }
+                if (counted)
+                {
+                    final boolean before = NO_OP != loadingOp[n] || fullLocks[n] - delta > 0 || mambaLocks[n] > 0;
+                    carried += (selfBlocked(n) ? 1 : 0) - (before ? 1 : 0);
+                    if (0 != carried)
+                    {
+                        addBlockedAt(n, carried);
+                    }
                 }
                 n = parent[n];
             }
@@ -731,8 +874,8 @@ public final class RadixTree
             {
                 mambaOpLocks[node] += delta;
             }
+            countMambaLockChange(node, delta);
         }
-        countLockChange(node, component, delta);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -813,6 +956,7 @@ public final class RadixTree
         }
         mambaPool.transition(slot, SlotState.NODE, node);
         mambaSlot[node] = slot;
+        matchVersion++;
         final int mambaTail = mambaLru.tail();
         mambaAccess[node] = NIL == mambaTail ? lastAccess[node] : Math.max(lastAccess[node], mambaAccess[mambaTail]);
         mambaLru.append(node);
@@ -1045,39 +1189,21 @@ public final class RadixTree
         blockedInSubtree[leaf] = 0;
     }
 
-    private void countLockChange(final int node, final byte component, final int delta)
+    private void countMambaLockChange(final int node, final int delta)
     {
         if (!live[node] || ROOT == node)
         {
             return;
         }
-        if (FULL_CODE == component)
-        {
-            int carried = 0;
-            int n = node;
-            while (ROOT != n && NO_NODE != n)
-            {
-                final boolean now = selfBlocked(n);
-                final boolean before = NO_OP != loadingOp[n] || fullLocks[n] - delta > 0 || mambaLocks[n] > 0;
-                carried += (now ? 1 : 0) - (before ? 1 : 0);
-                if (0 != carried)
-                {
-                    addBlockedAt(n, carried);
-                }
-                n = parent[n];
-            }
-        }
-        else
-        {
-            final boolean now = selfBlocked(node);
-            final boolean before = NO_OP != loadingOp[node] || fullLocks[node] > 0 || mambaLocks[node] - delta > 0;
-            addBlocked(node, (now ? 1 : 0) - (before ? 1 : 0));
-        }
+        final boolean now = selfBlocked(node);
+        final boolean before = NO_OP != loadingOp[node] || fullLocks[node] > 0 || mambaLocks[node] - delta > 0;
+        addBlocked(node, (now ? 1 : 0) - (before ? 1 : 0));
     }
 
     private void setLoadingOp(final int node, final long op)
     {
         final boolean before = selfBlocked(node);
+        matchVersion++;
         loadingOp[node] = op;
         addBlocked(node, (selfBlocked(node) ? 1 : 0) - (before ? 1 : 0));
     }
@@ -1163,6 +1289,41 @@ public final class RadixTree
             for (int i = 0; i < pageCount[n]; i++)
             {
                 out[end + i] = page;
+                page = nextPage[page];
+            }
+            n = parent[n];
+        }
+        return depth[node];
+    }
+
+    /**
+     * {@link #collectPages} of the pages from {@code from} on only: {@code out[i]} for {@code i} in
+     * {@code [from, depth(node))} gets the same id, nothing else of {@code out} is written, and the climb stops at
+     * the first node ending at or above {@code from}, so the cost follows the pages copied rather than the depth.
+     *
+     * @param node node.
+     * @param from first page wanted, 0 .. depth(node).
+     * @param out  receives the page ids at their page numbers.
+     * @return the node's depth.
+     * @throws IllegalArgumentException for a dead node.
+     */
+    public int collectPagesFrom(final int node, final int from, final int[] out)
+    {
+        if (!live(node))
+        {
+            throw new IllegalArgumentException("collectPages of dead node " + node);
+        }
+        int n = node;
+        while (ROOT != n && depth[n] > from)
+        {
+            final int start = depth[n] - pageCount[n];
+            int page = firstPage[n];
+            for (int i = start; i < depth[n]; i++)
+            {
+                if (i >= from)
+                {
+                    out[i] = page;
+                }
                 page = nextPage[page];
             }
             n = parent[n];
