@@ -19,7 +19,7 @@
 #          (-Dkvledger.bench.explore=true).
 MODE=${1:-full}
 cd "$(dirname "$0")"
-FLAGS="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Djava.io.tmpdir=/tmp -Dkvledger.cuda.stats=true"
+FLAGS="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dbackground.releaser=false -Djava.io.tmpdir=/tmp -Dkvledger.cuda.stats=true"
 J="./jre/bin/java $FLAGS"
 CP="lib/*"
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT; rm -rf /tmp/kv; mkdir -p /tmp/kv

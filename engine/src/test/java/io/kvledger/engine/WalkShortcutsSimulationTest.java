@@ -71,6 +71,14 @@ class WalkShortcutsSimulationTest
         pathIdChecks += engine.walkChecks(2);
     }
 
+    /** Each shortcut must have been compared with its full walk at least so many times. */
+    private void assertChecked(final long memo, final long lockedPath, final long pathIds)
+    {
+        assertTrue(memoChecks > memo, "memo hits checked: " + memoChecks);
+        assertTrue(lockedPathChecks > lockedPath, "inserts from a locked node checked: " + lockedPathChecks);
+        assertTrue(pathIdChecks > pathIds, "admissions filled from the match's page ids: " + pathIdChecks);
+    }
+
     @Test
     void shouldMatchTheFullWalksUnderRandomServing()
     {
@@ -81,9 +89,7 @@ class WalkShortcutsSimulationTest
                 run(pressured(seed, hybrid).build(), workload(WorkloadKind.RANDOM, seed, 400), false);
             }
         }
-        assertTrue(memoChecks > 1_000, "memo hits checked: " + memoChecks);
-        assertTrue(lockedPathChecks > 1_000, "inserts from a locked node checked: " + lockedPathChecks);
-        assertTrue(pathIdChecks > 1_000, "admissions filled from the match's page ids: " + pathIdChecks);
+        assertChecked(1_000, 1_000, 1_000);
     }
 
     @Test
@@ -102,9 +108,7 @@ class WalkShortcutsSimulationTest
                 run(config, o, false);
             }
         }
-        assertTrue(memoChecks > 500, "memo hits checked: " + memoChecks);
-        assertTrue(lockedPathChecks > 500, "inserts from a locked node checked: " + lockedPathChecks);
-        assertTrue(pathIdChecks > 200, "admissions filled from the match's page ids: " + pathIdChecks);
+        assertChecked(500, 500, 200);
     }
 
     @Test
@@ -118,8 +122,6 @@ class WalkShortcutsSimulationTest
                 run(pressured(seed, true).fault(fault).build(), workload(WorkloadKind.RANDOM, seed, 300), true);
             }
         }
-        assertTrue(memoChecks > 1_000, "memo hits checked: " + memoChecks);
-        assertTrue(lockedPathChecks > 1_000, "inserts from a locked node checked: " + lockedPathChecks);
-        assertTrue(pathIdChecks > 1_000, "admissions filled from the match's page ids: " + pathIdChecks);
+        assertChecked(1_000, 1_000, 1_000);
     }
 }
