@@ -136,6 +136,18 @@ public final class JournalWriter implements AutoCloseable
         return null != pretoucher;
     }
 
+    /**
+     * Keep the pretouch thread within {@link QueuePretoucher#AHEAD_BYTES} of the writer (a {@link Journaller} thread
+     * writes this journal). Nothing without a pretouch thread.
+     */
+    void pretouchShortLead()
+    {
+        if (null != pretoucher)
+        {
+            pretoucher.shortLead();
+        }
+    }
+
     /** @return pages the pretouch thread has touched ahead of this writer so far (0 without one). */
     public long pretouchedPages()
     {

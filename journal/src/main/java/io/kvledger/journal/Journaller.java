@@ -84,6 +84,7 @@ public final class Journaller implements AutoCloseable
             throw new IllegalArgumentException("ring capacity must be a power of two of at least 4096: " + ringBytes);
         }
         this.writer = writer;
+        writer.pretouchShortLead();
         this.encoder = new JournalEncoder(writer.fingerprintWindow());
         this.offeredSequence = writer.lastSequence();
         this.appended.set(writer.lastSequence());

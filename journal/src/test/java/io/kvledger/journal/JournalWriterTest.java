@@ -220,6 +220,7 @@ class JournalWriterTest
         try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(5), false, true))
         {
             assertTrue(writer.pretouching());
+            writer.pretouchShortLead();
             for (int sequence = 1; sequence <= documents; sequence++)
             {
                 JournalTestData.document(5, sequence, input, effects, 40);
@@ -232,8 +233,8 @@ class JournalWriterTest
             }
             assertTrue(writer.pretouchedPages() > 0, "no page touched ahead of the writer");
             Thread.sleep(50);
-            // Never further ahead than AHEAD_BYTES (the queue file is 16 MiB and more; Chronicle's own header and
-            // index pages at its start are allowed a megabyte).
+            // With the short lead (a journaller's), never further ahead than AHEAD_BYTES (the queue file is 16 MiB
+            // and more; Chronicle's own header and index pages at its start are allowed a megabyte).
             final long touchedBytes = writer.pretouchedPages() * 4096;
             assertTrue(touchedBytes <= writer.appendedBytes() + QueuePretoucher.AHEAD_BYTES + (1 << 20),
                 touchedBytes + " bytes touched for " + writer.appendedBytes() + " appended");
