@@ -32,6 +32,7 @@ public final class EffectList
     private static final int REQUEST_FROM = 8;
     private static final int REQUEST_TO = 9;
     private static final int CODE_COLUMNS = 10;
+    private static final short SLOT_TRANSITION_CODE = EffectType.SLOT_TRANSITION.value();
 
     private static final int ID = 0;
     private static final int OWNER = 1;
@@ -112,6 +113,50 @@ public final class EffectList
         longs[l + VALUE1] = 0;
         longs[l + VALUE2] = 0;
         longs[l + VALUE3] = 0;
+        return index;
+    }
+
+    /**
+     * Add a {@code SLOT_TRANSITION} in one go (the engine records one per slot it moves, the most frequent effect):
+     * the same columns as {@link #add} and the typed setters would write, each written once.
+     *
+     * @param pool          the pool.
+     * @param slot          the slot (the id column).
+     * @param from          its state before.
+     * @param to            its state after.
+     * @param owner         its owner after.
+     * @param previousOwner its owner before (value1).
+     * @return index of the new effect.
+     */
+    public int addSlotTransition(final Pool pool, final long slot, final SlotState from, final SlotState to,
+        final long owner, final long previousOwner)
+    {
+        if (size == maxCapacity || (size + 1) * CODE_COLUMNS > codes.length)
+        {
+            final int i = add(EffectType.SLOT_TRANSITION);
+            pool(i, pool).id(i, slot).fromState(i, from).toState(i, to).owner(i, owner).value1(i, previousOwner);
+            return i;
+        }
+        final int index = size++;
+        final int c = index * CODE_COLUMNS;
+        final short[] code = codes;
+        code[c + TYPE] = SLOT_TRANSITION_CODE;
+        code[c + POOL] = pool.value();
+        code[c + FROM_STATE] = from.value();
+        code[c + TO_STATE] = to.value();
+        code[c + COMPONENT] = NULL_CODE;
+        code[c + OP_KIND] = NULL_CODE;
+        code[c + ROLE] = NULL_CODE;
+        code[c + REASON] = NULL_CODE;
+        code[c + REQUEST_FROM] = NULL_CODE;
+        code[c + REQUEST_TO] = NULL_CODE;
+        final int l = index * LONG_COLUMNS;
+        final long[] value = longs;
+        value[l + ID] = slot;
+        value[l + OWNER] = owner;
+        value[l + VALUE1] = previousOwner;
+        value[l + VALUE2] = 0;
+        value[l + VALUE3] = 0;
         return index;
     }
 

@@ -64,4 +64,21 @@ class EffectListTest
         }
         assertEquals(-1, a.firstDifference(b));
     }
+
+    @Test
+    void shouldAddASlotTransitionInOneGoAsAddAndTheSettersWould()
+    {
+        final EffectList oneGo = new EffectList(1);
+        final EffectList bySetters = new EffectList(1);
+        for (int slot = 0; slot < 40; slot++)
+        {
+            final Pool pool = slot % 2 == 0 ? Pool.DEVICE_KV : Pool.HOST_MAMBA;
+            final SlotState from = slot % 3 == 0 ? SlotState.FREE : SlotState.REQUEST;
+            assertEquals(slot, oneGo.addSlotTransition(pool, slot, from, SlotState.NODE, slot * 7L, -1));
+            final int i = bySetters.add(EffectType.SLOT_TRANSITION);
+            bySetters.pool(i, pool).id(i, slot).fromState(i, from).toState(i, SlotState.NODE).owner(i, slot * 7L)
+                .value1(i, -1);
+        }
+        assertEquals(-1, oneGo.firstDifference(bySetters));
+    }
 }

@@ -67,8 +67,7 @@ public final class Effects
     public void slotTransition(final Pool pool, final int slot, final SlotState from, final SlotState to,
         final long owner, final long previousOwner)
     {
-        final int i = list.add(EffectType.SLOT_TRANSITION);
-        list.pool(i, pool).id(i, slot).fromState(i, from).toState(i, to).owner(i, owner).value1(i, previousOwner);
+        list.addSlotTransition(pool, slot, from, to, owner, previousOwner);
     }
 
     public void cursorsReset(final Pool pool, final int slot)
