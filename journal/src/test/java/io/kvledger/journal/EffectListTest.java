@@ -6,6 +6,8 @@ import io.kvledger.journal.codec.SlotState;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class EffectListTest
 {
@@ -80,5 +82,61 @@ class EffectListTest
                 .value1(i, -1);
         }
         assertEquals(-1, oneGo.firstDifference(bySetters));
+    }
+
+    @Test
+    void shouldSeeADifferenceInAnySingleColumn()
+    {
+        final EffectList list = new EffectList(4);
+        for (int column = 0; column < 15; column++)
+        {
+            list.clear();
+            for (int copy = 0; copy < 2; copy++)
+            {
+                final int i = list.add(EffectType.LOCKED);
+                for (int c = 1; c < 10; c++)
+                {
+                    list.code(i, c, (short)(c + 1));
+                }
+                list.id(i, 5).owner(i, 6).value1(i, 7).value2(i, 8).value3(i, 9);
+            }
+            assertTrue(list.sameAs(0, list, 1));
+            assertTrue(list.sameExceptId(0, 1));
+            if (column < 10)
+            {
+                list.code(1, column, column == 0 ? EffectType.UNLOCKED.value() : (short)200);
+            }
+            else if (column == 10)
+            {
+                list.id(1, 55);
+            }
+            else if (column == 11)
+            {
+                list.owner(1, 66);
+            }
+            else if (column == 12)
+            {
+                list.value1(1, 77);
+            }
+            else if (column == 13)
+            {
+                list.value2(1, 88);
+            }
+            else
+            {
+                list.value3(1, 99);
+            }
+            assertFalse(list.sameAs(0, list, 1), "column " + column);
+            assertEquals(column == 10, list.sameExceptId(0, 1), "column " + column);
+            assertEquals(1, list.firstDifference(copyOf(list, 0)), "column " + column);
+        }
+    }
+
+    private static EffectList copyOf(final EffectList list, final int index)
+    {
+        final EffectList copy = new EffectList(2);
+        copy.addCopy(list, index);
+        copy.addCopy(list, index);
+        return copy;
     }
 }
