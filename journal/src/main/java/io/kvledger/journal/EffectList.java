@@ -234,12 +234,7 @@ public final class EffectList
      */
     public boolean sameAs(final int index, final EffectList other, final int otherIndex)
     {
-        final int l = index * LONG_COLUMNS;
-        final int o = otherIndex * LONG_COLUMNS;
-        final long[] theirs = other.longs;
-        return sameCodes(codes, index, other.codes, otherIndex) && longs[l + ID] == theirs[o + ID] &&
-            longs[l + OWNER] == theirs[o + OWNER] && longs[l + VALUE1] == theirs[o + VALUE1] &&
-            longs[l + VALUE2] == theirs[o + VALUE2] && longs[l + VALUE3] == theirs[o + VALUE3];
+        return id(index) == other.id(otherIndex) && sameExceptId(this, index, other, otherIndex);
     }
 
     /**
@@ -251,24 +246,25 @@ public final class EffectList
      */
     public boolean sameExceptId(final int index, final int other)
     {
-        final int l = index * LONG_COLUMNS;
-        final int o = other * LONG_COLUMNS;
-        return sameCodes(codes, index, codes, other) && longs[l + OWNER] == longs[o + OWNER] &&
-            longs[l + VALUE1] == longs[o + VALUE1] && longs[l + VALUE2] == longs[o + VALUE2] &&
-            longs[l + VALUE3] == longs[o + VALUE3];
+        return sameExceptId(this, index, this, other);
     }
 
     /**
-     * Whether two effects' ten code columns are equal: their 20 bytes compared as two longs and an int (the encoder
-     * asks this of every effect; three times faster than ten short comparisons).
+     * Whether effect {@code i} of {@code a} and effect {@code j} of {@code b} are equal in every column but the id: the
+     * ten code columns' 20 bytes compared as two longs and an int (the encoder asks this of every effect; three times
+     * faster than ten short comparisons), then owner and the three values.
      */
-    private static boolean sameCodes(final short[] a, final int aIndex, final short[] b, final int bIndex)
+    private static boolean sameExceptId(final EffectList a, final int i, final EffectList b, final int j)
     {
-        final long x = SHORT_ARRAY_BASE + (long)aIndex * CODE_COLUMNS * Short.BYTES;
-        final long y = SHORT_ARRAY_BASE + (long)bIndex * CODE_COLUMNS * Short.BYTES;
-        return UnsafeApi.getLong(a, x) == UnsafeApi.getLong(b, y) &&
-            UnsafeApi.getLong(a, x + 8) == UnsafeApi.getLong(b, y + 8) &&
-            UnsafeApi.getInt(a, x + 16) == UnsafeApi.getInt(b, y + 16);
+        final long x = SHORT_ARRAY_BASE + (long)i * CODE_COLUMNS * Short.BYTES;
+        final long y = SHORT_ARRAY_BASE + (long)j * CODE_COLUMNS * Short.BYTES;
+        final int l = i * LONG_COLUMNS;
+        final int o = j * LONG_COLUMNS;
+        return UnsafeApi.getLong(a.codes, x) == UnsafeApi.getLong(b.codes, y) &&
+            UnsafeApi.getLong(a.codes, x + 8) == UnsafeApi.getLong(b.codes, y + 8) &&
+            UnsafeApi.getInt(a.codes, x + 16) == UnsafeApi.getInt(b.codes, y + 16) &&
+            a.longs[l + OWNER] == b.longs[o + OWNER] && a.longs[l + VALUE1] == b.longs[o + VALUE1] &&
+            a.longs[l + VALUE2] == b.longs[o + VALUE2] && a.longs[l + VALUE3] == b.longs[o + VALUE3];
     }
 
     /**

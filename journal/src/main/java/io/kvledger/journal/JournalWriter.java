@@ -268,12 +268,7 @@ public final class JournalWriter implements AutoCloseable
      */
     public long appendFrame(final byte[] frame, final int offset, final int length)
     {
-        checkOpen();
-        final long sequence = lastSequence + 1;
-        write(frame, offset, length, sequence);
-        lastSequence = sequence;
-
-        return lastIndex;
+        return appendFrames(frame, offset, length, 1);
     }
 
     /**

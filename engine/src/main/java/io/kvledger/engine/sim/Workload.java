@@ -212,23 +212,29 @@ public final class Workload
         final double retractRate = options.retractRate;
         final double abortRate = options.abortRate;
         final SplitMixRandom random = new SplitMixRandom(options.seed);
+        return counted(requests, n ->
+        {
+            final int[] extended = tokens(random, promptTokens + extendTokens);
+            final boolean retract = roll(random, retractRate);
+            final boolean abort = roll(random, abortRate);
+            return second ? new Spec(requests + n, 1, extended, maxNewTokens, retract, abort) :
+                new Spec(n, 1, Arrays.copyOf(extended, promptTokens), maxNewTokens, false, false);
+        });
+    }
+
+    /**
+     * A stream of {@code count} requests, the n-th (1-based) made by {@code spec} when it is drawn, then null.
+     */
+    private static SpecStream counted(final int count, final java.util.function.IntFunction<Spec> spec)
+    {
         return new SpecStream()
         {
-            private int i;
+            private int drawn;
 
             @Override
             public Spec next()
             {
-                if (i == requests)
-                {
-                    return null;
-                }
-                final int[] extended = tokens(random, promptTokens + extendTokens);
-                final boolean retract = roll(random, retractRate);
-                final boolean abort = roll(random, abortRate);
-                ++i;
-                return second ? new Spec(requests + i, 1, extended, maxNewTokens, retract, abort) :
-                    new Spec(i, 1, Arrays.copyOf(extended, promptTokens), maxNewTokens, false, false);
+                return drawn == count ? null : spec.apply(++drawn);
             }
         };
     }
@@ -342,42 +348,23 @@ public final class Workload
         phases.add(new Phase("warm-up: shared prefixes", false, prefixes, () ->
         {
             final int[][] shared = sharedPrefixes(new SplitMixRandom(seed), prefixes, promptTokens);
-            return new SpecStream()
-            {
-                private int p;
-
-                @Override
-                public Spec next()
-                {
-                    return p == prefixes ? null : new Spec(p + 1, 7 + p % 2, shared[p++], maxNewTokens, false, false);
-                }
-            };
+            return counted(prefixes, n -> new Spec(n, 7 + (n - 1) % 2, shared[n - 1], maxNewTokens, false, false));
         }));
         phases.add(new Phase("mixed: shared prefixes, retracts, aborts, failures", true, requests, () ->
         {
             final SplitMixRandom random = new SplitMixRandom(seed);
             final int[][] shared = sharedPrefixes(random, prefixes, promptTokens);
-            return new SpecStream()
+            return counted(requests, n ->
             {
-                private int i;
-
-                @Override
-                public Spec next()
-                {
-                    if (i == requests)
-                    {
-                        return null;
-                    }
-                    final int p = random.nextInt(prefixes);
-                    final int own = 1 + random.nextInt(Math.max(1, extendTokens));
-                    final int[] t = new int[shared[p].length + own];
-                    System.arraycopy(shared[p], 0, t, 0, shared[p].length);
-                    fill(random, t, shared[p].length, own);
-                    final boolean retract = roll(random, retractRate);
-                    final boolean abort = roll(random, abortRate);
-                    return new Spec(prefixes + ++i, 7 + p % 2, t, maxNewTokens, retract, abort);
-                }
-            };
+                final int p = random.nextInt(prefixes);
+                final int own = 1 + random.nextInt(Math.max(1, extendTokens));
+                final int[] t = new int[shared[p].length + own];
+                System.arraycopy(shared[p], 0, t, 0, shared[p].length);
+                fill(random, t, shared[p].length, own);
+                final boolean retract = roll(random, retractRate);
+                final boolean abort = roll(random, abortRate);
+                return new Spec(prefixes + n, 7 + p % 2, t, maxNewTokens, retract, abort);
+            });
         }));
     }
 

@@ -291,6 +291,10 @@ public final class KvledgerMain implements Callable<Integer>
     {
         setIfAbsent("chronicle.analytics.disable", "true");
         setIfAbsent("chronicle.announcer.disable", "true");
+        // Release mappings on the closing thread: a SIGBUS from a truncated queue file surfaces later as an
+        // InternalError wherever the thread is, and one inside the shared background releaser's lock hangs every
+        // later close (README, "The journal").
+        setIfAbsent("background.releaser", "false");
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "warn" : "off");
     }
 
