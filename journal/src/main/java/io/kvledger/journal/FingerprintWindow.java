@@ -147,13 +147,11 @@ public final class FingerprintWindow
                 {
                     return false;
                 }
-                final long start = entryStart[e];
                 final int mask = hi.length - 1;
-                for (int i = 0; i < count; i++)
-                {
-                    final int at = (int)(start + i) & mask;
-                    into.addFingerprint(hi[at], lo[at]);
-                }
+                final int at = (int)entryStart[e] & mask;
+                final int beforeWrap = Math.min(count, hi.length - at);
+                into.addFingerprints(hi, lo, at, beforeWrap);
+                into.addFingerprints(hi, lo, 0, count - beforeWrap);
                 return true;
             }
         }

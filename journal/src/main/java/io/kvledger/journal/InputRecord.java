@@ -158,6 +158,29 @@ public final class InputRecord
     }
 
     /**
+     * Append {@code count} page fingerprints in one go (a bulk copy, as a caller holding a prompt's fingerprints in
+     * arrays hands them over).
+     *
+     * @param hi    high 64 bits, from {@code from}.
+     * @param lo    low 64 bits, from {@code from}.
+     * @param from  index of the first fingerprint in the arrays.
+     * @param count how many.
+     * @return this for a fluent style.
+     * @throws IllegalStateException when the record's capacity would be exceeded; nothing is appended then.
+     */
+    public InputRecord addFingerprints(final long[] hi, final long[] lo, final int from, final int count)
+    {
+        if (count > fingerprintHi.length - fingerprintCount)
+        {
+            throw new IllegalStateException("fingerprint capacity " + fingerprintHi.length + " exceeded");
+        }
+        System.arraycopy(hi, from, fingerprintHi, fingerprintCount, count);
+        System.arraycopy(lo, from, fingerprintLo, fingerprintCount, count);
+        fingerprintCount += count;
+        return this;
+    }
+
+    /**
      * Append one page fingerprint.
      *
      * @param hi high 64 bits.

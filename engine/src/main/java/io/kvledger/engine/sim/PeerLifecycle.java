@@ -147,11 +147,7 @@ public final class PeerLifecycle
 
     private void arrive(final long requestId, final long[] hi, final long[] lo, final int pages, final int tail)
     {
-        Inputs.arrive(input.reset(), requestId, tail, 0, 0);
-        for (int i = 0; i < pages; i++)
-        {
-            input.addFingerprint(hi[i], lo[i]);
-        }
+        Inputs.arrive(input.reset(), requestId, tail, 0, 0).addFingerprints(hi, lo, 0, pages);
     }
 
     private void finish(final long requestId, final int pages)
