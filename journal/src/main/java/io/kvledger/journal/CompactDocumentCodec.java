@@ -297,18 +297,17 @@ public final class CompactDocumentCodec
      */
     private int encodeRun(final EffectList effects, final int from, final int count)
     {
-        int end = from + 1;
-        while (end < count && effects.sameExceptId(end, end - 1))
+        final int end = effects.runEnd(from - 1, from + 1, count);
+        int segments = 1;
+        long expected = effects.id(from) + 1;
+        for (int i = from + 1; i < end; i++)
         {
-            end++;
-        }
-        int segments = 0;
-        for (int i = from; i < end; i++)
-        {
-            if (i == from || effects.id(i) != effects.id(i - 1) + 1)
+            final long id = effects.id(i);
+            if (id != expected)
             {
                 segments++;
             }
+            expected = id + 1;
         }
         putByte(RUN);
         putVarLong(segments);

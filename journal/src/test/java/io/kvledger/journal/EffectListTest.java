@@ -128,7 +128,40 @@ class EffectListTest
             }
             assertFalse(list.sameAs(0, list, 1), "column " + column);
             assertEquals(column == 10, list.sameExceptId(0, 1), "column " + column);
+            assertEquals(column == 10 ? 2 : 1, list.runEnd(0, 1, 2), "column " + column);
             assertEquals(1, list.firstDifference(copyOf(list, 0)), "column " + column);
+        }
+    }
+
+    @Test
+    void shouldEndARunWhereScanningEachEffectAgainstThePreviousEnds()
+    {
+        final java.util.Random random = new java.util.Random(3);
+        final EffectList list = new EffectList(8);
+        for (int trial = 0; trial < 2_000; trial++)
+        {
+            list.clear();
+            final int size = 1 + random.nextInt(40);
+            for (int i = 0; i < size; i++)
+            {
+                // Few distinct values, so that runs of every length occur.
+                list.addSlotTransition(random.nextInt(4) == 0 ? Pool.HOST_KV : Pool.DEVICE_KV, random.nextInt(3),
+                    SlotState.FREE, random.nextInt(5) == 0 ? SlotState.NODE : SlotState.REQUEST,
+                    random.nextInt(6) == 0 ? 2 : 1, 0);
+                if (random.nextInt(10) == 0)
+                {
+                    list.value3(i, 1);
+                }
+            }
+            for (int base = 0; base < size; base++)
+            {
+                int expected = base + 1;
+                while (expected < size && list.sameExceptId(expected, expected - 1))
+                {
+                    expected++;
+                }
+                assertEquals(expected, list.runEnd(base, base + 1, size), "trial " + trial + " base " + base);
+            }
         }
     }
 
