@@ -162,49 +162,54 @@ final class Xxh3Page
         a6 += v;
         a7 += (key & 0xFFFF_FFFFL) * (key >>> 32);
 
-        // Stripes 1 .. stripes - 1 read tokens only, then the last stripe: the input's final 64 bytes.
+        // Stripes 1 .. stripes - 1 read tokens only; the last stripe is the input's final 64 bytes, with its own keys.
         for (int s = 1; s <= stripes; s++)
         {
-            final boolean last = s == stripes;
-            final int base = last ? shift + ints - 16 : shift + 16 * s;
-            final long k0 = last ? LAST_KEYS[0] : STRIPE_KEYS[s];
-            final long k1 = last ? LAST_KEYS[1] : STRIPE_KEYS[s + 1];
-            final long k2 = last ? LAST_KEYS[2] : STRIPE_KEYS[s + 2];
-            final long k3 = last ? LAST_KEYS[3] : STRIPE_KEYS[s + 3];
-            final long k4 = last ? LAST_KEYS[4] : STRIPE_KEYS[s + 4];
-            final long k5 = last ? LAST_KEYS[5] : STRIPE_KEYS[s + 5];
-            final long k6 = last ? LAST_KEYS[6] : STRIPE_KEYS[s + 6];
-            final long k7 = last ? LAST_KEYS[7] : STRIPE_KEYS[s + 7];
+            final long[] keys;
+            final int k;
+            final int base;
+            if (s < stripes)
+            {
+                keys = STRIPE_KEYS;
+                k = s;
+                base = shift + 16 * s;
+            }
+            else
+            {
+                keys = LAST_KEYS;
+                k = 0;
+                base = shift + ints - 16;
+            }
             v = lane(tokens, base);
-            key = v ^ k0;
+            key = v ^ keys[k];
             a1 += v;
             a0 += (key & 0xFFFF_FFFFL) * (key >>> 32);
             v = lane(tokens, base + 2);
-            key = v ^ k1;
+            key = v ^ keys[k + 1];
             a0 += v;
             a1 += (key & 0xFFFF_FFFFL) * (key >>> 32);
             v = lane(tokens, base + 4);
-            key = v ^ k2;
+            key = v ^ keys[k + 2];
             a3 += v;
             a2 += (key & 0xFFFF_FFFFL) * (key >>> 32);
             v = lane(tokens, base + 6);
-            key = v ^ k3;
+            key = v ^ keys[k + 3];
             a2 += v;
             a3 += (key & 0xFFFF_FFFFL) * (key >>> 32);
             v = lane(tokens, base + 8);
-            key = v ^ k4;
+            key = v ^ keys[k + 4];
             a5 += v;
             a4 += (key & 0xFFFF_FFFFL) * (key >>> 32);
             v = lane(tokens, base + 10);
-            key = v ^ k5;
+            key = v ^ keys[k + 5];
             a4 += v;
             a5 += (key & 0xFFFF_FFFFL) * (key >>> 32);
             v = lane(tokens, base + 12);
-            key = v ^ k6;
+            key = v ^ keys[k + 6];
             a7 += v;
             a6 += (key & 0xFFFF_FFFFL) * (key >>> 32);
             v = lane(tokens, base + 14);
-            key = v ^ k7;
+            key = v ^ keys[k + 7];
             a6 += v;
             a7 += (key & 0xFFFF_FFFFL) * (key >>> 32);
         }
