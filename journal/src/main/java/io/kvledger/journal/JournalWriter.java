@@ -1,6 +1,7 @@
 package io.kvledger.journal;
 
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.core.time.SystemTimeProvider;
 import net.openhft.chronicle.core.time.TimeProvider;
@@ -63,6 +64,7 @@ public final class JournalWriter implements AutoCloseable
     private QueuePretoucher pretoucher;
     private int pretouchCycle = Integer.MIN_VALUE;
     private File pretouchFile;
+    private BytesStore<?, ?> pretouchStore;
 
     private JournalWriter(
         final Path directory,
@@ -146,6 +148,12 @@ public final class JournalWriter implements AutoCloseable
         {
             pretoucher.shortLead();
         }
+    }
+
+    /** @return whether the pretouch thread populates the pages ahead in this writer's own mapping. */
+    boolean pretouchPopulating()
+    {
+        return null != pretoucher && pretoucher.populating();
     }
 
     /** @return pages the pretouch thread has touched ahead of this writer so far (0 without one). */
@@ -424,6 +432,18 @@ public final class JournalWriter implements AutoCloseable
         }
     }
 
+    /** Tell the pretoucher where the writer's mapping of the file is, when Chronicle moved to another one. */
+    private void publishMapping(final Bytes<?> bytes)
+    {
+        final BytesStore<?, ?> store = bytes.bytesStore();
+        if (store != pretouchStore && null != store && store.isDirectMemory())
+        {
+            pretouchStore = store;
+            final long start = store.start();
+            pretoucher.mapping(store.addressForWrite(start), start, start + store.realCapacity());
+        }
+    }
+
     private void write(final byte[] frame, final int offset, final int frameLength, final long sequence)
     {
         if (frameLength > maxFrameLength)
@@ -440,6 +460,10 @@ public final class JournalWriter implements AutoCloseable
                 final Bytes<?> bytes = dc.wire().bytes();
                 bytes.write(frame, offset, frameLength);
                 end = bytes.writePosition();
+                if (null != pretoucher)
+                {
+                    publishMapping(bytes);
+                }
             }
             catch (final RuntimeException | Error ex)
             {

@@ -41,6 +41,11 @@ final class QueuePretoucher implements Runnable
     private volatile File file;
     private volatile long position;
     private volatile long ahead = Long.MAX_VALUE / 4;
+    private volatile long mappingAddress;
+    private volatile long mappingStart;
+    private volatile long mappingLimit;
+
+    private final PagePopulator populator = new PagePopulator();
 
     private File mappedFile;
     private MappedByteBuffer mapped;
@@ -76,6 +81,30 @@ final class QueuePretoucher implements Runnable
             file = queueFile;
         }
         position = endPosition;
+    }
+
+    /**
+     * The writer's own mapping of the file it writes now: file offsets {@code [start, limit)} at {@code address}. The
+     * toucher then populates the pages ahead in that mapping ({@link PagePopulator}); a range outside it, or no
+     * populating on this system, falls back to touching through the toucher's own mapping. The three values are
+     * read without a lock: a stale or mixed view can only populate a range no longer the writer's, which changes
+     * nothing. Writer thread.
+     *
+     * @param address address of file offset {@code start} in the writer's mapping.
+     * @param start   first file offset mapped.
+     * @param limit   file offset after the last one mapped.
+     */
+    void mapping(final long address, final long start, final long limit)
+    {
+        mappingStart = start;
+        mappingLimit = limit;
+        mappingAddress = address;
+    }
+
+    /** @return whether the pages ahead are populated in the writer's own mapping (rather than touched apart). */
+    boolean populating()
+    {
+        return populator.available() && 0 != mappingAddress;
     }
 
     /** Touch at most {@link #AHEAD_BYTES} ahead of the write position from now on. */
@@ -159,6 +188,15 @@ final class QueuePretoucher implements Runnable
         if (from >= to)
         {
             return false;
+        }
+        final long address = mappingAddress;
+        final long start = mappingStart;
+        final long end = Math.min(to, mappingLimit & -PAGE);
+        if (0 != address && from >= start && end > from && populator.populate(address + (from - start), end - from))
+        {
+            touchedPages += (end - from) / PAGE;
+            touchedTo = end;
+            return true;
         }
         long page = from;
         while (page < to && running)

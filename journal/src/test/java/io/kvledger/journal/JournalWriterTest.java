@@ -232,6 +232,10 @@ class JournalWriterTest
                 Thread.sleep(10);
             }
             assertTrue(writer.pretouchedPages() > 0, "no page touched ahead of the writer");
+            if (System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).contains("linux"))
+            {
+                assertTrue(writer.pretouchPopulating(), "the pages ahead are populated in the writer's own mapping");
+            }
             Thread.sleep(50);
             // With the short lead (a journaller's), never further ahead than AHEAD_BYTES (the queue file is 16 MiB
             // and more; Chronicle's own header and index pages at its start are allowed a megabyte).
