@@ -52,6 +52,21 @@ class ExploreCommandTest
         assertTrue(run.lines().get(1).endsWith("| clean"), run.out());
     }
 
+    /**
+     * Seed 622059 (4 device Mamba slots, retract rates 0.40): chaos retracted the request at the head of the queue
+     * each time its copy-on-write was in flight, 499 times, and it held the Mamba slots the three others needed, so
+     * no request finished after it (L4). A livelock of the chaos, not of the controller: chaos now retracts one
+     * request at most ServingLoop.MAX_CHAOS_RETRACTS times.
+     */
+    @Test
+    void shouldRunSeed622059CleanWhereChaosRetractedOneRequestForEver()
+    {
+        final CliRun run = kvledger("explore", "--first-seed", 622059, "--seeds", 1, "--out", dir.resolve("r"));
+
+        assertEquals(0, run.exitCode(), run.out());
+        assertTrue(run.lines().get(1).endsWith("| clean"), run.out());
+    }
+
     @Test
     void shouldFindAFaultSwitchAndWriteItsJournalAndReproducer() throws Exception
     {
