@@ -46,6 +46,18 @@ public interface EnginePort
         return -1;
     }
 
+    /**
+     * A count that grows with every write-back the controller was told finished (device to host backups and host
+     * to L3 stores): finite work that drains a backlog, so the serving loop counts it as progress while no request
+     * can finish yet (a parked hit waiting for the backups ahead of it to leave host staging).
+     *
+     * @return the count, or -1 when the port does not know it.
+     */
+    default long writeBacks()
+    {
+        return -1;
+    }
+
     /** Told when a load or copy-on-write finished. */
     interface OpListener
     {

@@ -219,12 +219,16 @@ public final class ServingLoop implements EnginePort.OpListener
                     arrivals.poll();
                 }
                 final long before = summary.finished + summary.aborted;
+                final long writeBacksBefore = port.writeBacks();
                 step();
                 if (progress != null)
                 {
                     progress.onProgress(phase.name, summary.finished + summary.aborted, total);
                 }
-                idle = summary.finished + summary.aborted == before ? idle + 1 : 0;
+                // A request finishing or aborting is progress; so is a write-back finishing (the backlog is finite:
+                // a parked hit may wait for the backups ahead of it to leave host staging, however slow they are).
+                idle = summary.finished + summary.aborted == before && port.writeBacks() == writeBacksBefore ?
+                    idle + 1 : 0;
                 if (idle > workload.options().maxIdleSteps)
                 {
                     throw new NoProgressException("serving loop made no progress for " +

@@ -79,6 +79,7 @@ public final class SimulatedPort implements EnginePort
     private long sequence;
     private long nowNs;
     private long completions;
+    private long writeBacks;
     private boolean verifyEachInput;
     private long movedBytes;
     private final EngineConfig config;
@@ -222,6 +223,12 @@ public final class SimulatedPort implements EnginePort
     }
 
     @Override
+    public long writeBacks()
+    {
+        return writeBacks;
+    }
+
+    @Override
     public void pump(final OpListener listener)
     {
         nowNs += STEP_NS;
@@ -278,6 +285,10 @@ public final class SimulatedPort implements EnginePort
         }
         submit(in, scratchDecision);
         completions++;
+        if (c.kind == OpKind.BACKUP || c.kind == OpKind.STORE)
+        {
+            writeBacks++;
+        }
         if (c.kind == OpKind.LOAD || c.kind == OpKind.COW)
         {
             listener.onOpDone(c.op, c.ok);

@@ -67,6 +67,21 @@ class ExploreCommandTest
         assertTrue(run.lines().get(1).endsWith("| clean"), run.out());
     }
 
+    /**
+     * Seed 1115896 (16 host staging pages, 40% of copies slow, wait-complete): a request's 15-page L3 hit stayed
+     * parked while the write-back backlog drained through host staging, one slow store at a time, for more than the
+     * 4,000 steps the progress rule allowed (L4), though every step was bound to end. A finished write-back now
+     * counts as progress; a request that can never finish is still reported (seed 622059 without the chaos cap).
+     */
+    @Test
+    void shouldRunSeed1115896CleanWhereAParkedHitWaitsForSlowWriteBacks()
+    {
+        final CliRun run = kvledger("explore", "--first-seed", 1115896, "--seeds", 1, "--out", dir.resolve("w"));
+
+        assertEquals(0, run.exitCode(), run.out());
+        assertTrue(run.lines().get(1).endsWith("| clean"), run.out());
+    }
+
     @Test
     void shouldFindAFaultSwitchAndWriteItsJournalAndReproducer() throws Exception
     {
