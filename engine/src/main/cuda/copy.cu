@@ -9,13 +9,13 @@
 //   x: source byte offset (bits 0-47), source pool (bits 48-49), destination pool (bits 50-51); pools are the Pool
 //      enum's values: 0 device KV, 1 device Mamba, 2 host KV, 3 host Mamba
 //   y: destination byte offset (bits 0-47), 16-byte words minus one (bits 48-63: at most 1 MiB an entry)
-// kvledger_copy reads them from a table in device memory (or mapped pinned host memory); the
-// kvledger_copy_params kernels take those of a small launch in their parameter.
+// kvledger_copy reads them from a table in device memory (or mapped pinned host memory); kvledger_copy_params
+// takes those of a small launch in its parameter.
 //
 // A group of (1 << groupShift) threads, 32 to blockDim.x, copies one entry: block b, group g copies entry
 // first + b * (blockDim.x >> groupShift) + g when that is below count. Each thread keeps eight 16-byte
-// loads in flight before their stores, then moves what is left one word at a time. The kvledger_copy_params kernels
-// take the entries of a small launch in their parameter instead (see ParamLaunch). Data moves with
+// loads in flight before their stores, then moves what is left one word at a time. kvledger_copy_params takes
+// the entries of a small launch in its parameter instead (see ParamLaunch). Data moves with
 // ld.global.cg / st.global.cg (cached in L2 only), the table is read with ld.global.cv (never cached).
 
 // Every launch takes one parameter, a struct (JCuda marshals one parameter in a direct buffer several times
@@ -32,15 +32,14 @@ struct Launch
     unsigned int unused;
 };
 
-// The kvledger_copy_params kernels carry the entries of a small launch after the Launch header in their parameter:
-// no table in memory, nothing copied or read before the copying starts. The driver copies a launch's whole
-// parameter whatever the count, so there are three sizes and the backend picks the smallest that holds the launch:
-// 64 entries (1,088 bytes), 128 (2,112) and 252 (4 KiB).
-template <int N>
+// kvledger_copy_params carries the entries of a small launch after the Launch header in its parameter (4 KiB in
+// all): no table in memory, nothing copied or read before the copying starts.
+#define PARAM_ENTRIES 252
+
 struct ParamLaunch
 {
     Launch launch;
-    ulonglong2 entries[N];
+    ulonglong2 entries[PARAM_ENTRIES];
 };
 
 // One group's share of an entry: each thread keeps eight 16-byte loads in flight, then moves what is left one word
@@ -93,8 +92,7 @@ extern "C" __global__ void kvledger_copy(const __grid_constant__ Launch launch)
     copyEntry(launch, e, threadIdx.x & ((1u << groupShift) - 1u), groupShift);
 }
 
-template <int N>
-__device__ __forceinline__ void copyFromParams(const ParamLaunch<N>& params)
+extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLaunch params)
 {
     const unsigned int groupShift = params.launch.groupShift;
     const unsigned int index = blockIdx.x * (blockDim.x >> groupShift) + (threadIdx.x >> groupShift);
@@ -104,19 +102,4 @@ __device__ __forceinline__ void copyFromParams(const ParamLaunch<N>& params)
     }
 
     copyEntry(params.launch, params.entries[index], threadIdx.x & ((1u << groupShift) - 1u), groupShift);
-}
-
-extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLaunch<252> params)
-{
-    copyFromParams(params);
-}
-
-extern "C" __global__ void kvledger_copy_params64(const __grid_constant__ ParamLaunch<64> params)
-{
-    copyFromParams(params);
-}
-
-extern "C" __global__ void kvledger_copy_params128(const __grid_constant__ ParamLaunch<128> params)
-{
-    copyFromParams(params);
 }

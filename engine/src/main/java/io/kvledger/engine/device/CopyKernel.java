@@ -12,10 +12,8 @@ import java.nio.charset.StandardCharsets;
  * CUDA toolkit is needed at run time.
  * <p>
  * The kernel {@value #ENTRY} copies the entries of a {@link CopyPlanner} table in memory, a group of threads per
- * entry; the parameter kernels ({@link #PARAM_KERNELS}) copy up to 64, 128 or {@value #PARAM_ENTRIES} entries
- * carried in their launch parameter, in the same 16-byte format: the driver copies a launch's whole parameter
- * whatever its count, so the backend launches the smallest that holds the launch. Each takes one parameter, a
- * struct (see {@link #LAUNCH_BYTES}): JCuda
+ * entry; {@value #ENTRY_PARAMS} copies up to {@value #PARAM_ENTRIES} entries carried in its launch parameter,
+ * in the same 16-byte format. Each takes one parameter, a struct (see {@link #LAUNCH_BYTES}): JCuda
  * marshals one parameter held in a direct buffer in about a tenth of the time of eight separate ones. Generated
  * from {@code engine/src/main/cuda/copy.cu}. Free of JCuda, so it can be read and checked on a machine without a
  * GPU. Any thread.
@@ -47,46 +45,9 @@ public final class CopyKernel
     public static final int PARAM_ENTRIES_OFFSET = 64;
     /** Bytes of the one parameter of {@value #ENTRY_PARAMS}: the launch struct, then the entries; 4 KiB. */
     public static final int PARAM_LAUNCH_BYTES = PARAM_ENTRIES_OFFSET + 16 * PARAM_ENTRIES;
-    /** Entry points of the parameter kernels, smallest first; {@link #PARAM_KERNEL_ENTRIES} gives their sizes. */
-    public static final String[] PARAM_KERNELS = {"kvledger_copy_params64", "kvledger_copy_params128", ENTRY_PARAMS};
-    /** Most entries each of {@link #PARAM_KERNELS} takes in its parameter. */
-    public static final int[] PARAM_KERNEL_ENTRIES = {64, 128, PARAM_ENTRIES};
 
     private CopyKernel()
     {
-    }
-
-    /**
-     * Bytes of the one parameter of a parameter kernel: the launch struct, then its entries.
-     *
-     * @param kernel index into {@link #PARAM_KERNELS}.
-     * @return the parameter's size.
-     */
-    public static int paramLaunchBytes(final int kernel)
-    {
-        return PARAM_ENTRIES_OFFSET + 16 * PARAM_KERNEL_ENTRIES[kernel];
-    }
-
-    /**
-     * The smallest parameter kernel that holds a launch.
-     *
-     * @param entries the launch's entries, at most {@value #PARAM_ENTRIES}.
-     * @param sized   false to take the largest whatever the count (the single 4 KiB kernel of before).
-     * @return index into {@link #PARAM_KERNELS}.
-     */
-    public static int paramKernelFor(final int entries, final boolean sized)
-    {
-        if (sized)
-        {
-            for (int k = 0; k < PARAM_KERNEL_ENTRIES.length; k++)
-            {
-                if (entries <= PARAM_KERNEL_ENTRIES[k])
-                {
-                    return k;
-                }
-            }
-        }
-        return PARAM_KERNEL_ENTRIES.length - 1;
     }
 
     /**

@@ -282,17 +282,6 @@ public final class CudaDataPathBench
                     LoadMode.KERNEL));
             }
             best = Math.min(best, prBenchLoad("split by bench", noSplit, LoadMode.SPLIT));
-            final UnaryOperator<DeviceConfig> chunk64 = c -> c.kernelChunkBytes(64 << 10);
-            final UnaryOperator<DeviceConfig> bigParams = c -> c.kernelSizedParams(false);
-            final UnaryOperator<DeviceConfig> forkAlways = c -> c.kernelForkWhenIdle(true);
-            best = Math.min(best, prBenchLoad("4 KiB params", bigParams, LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("fork always", forkAlways, LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("4K prm+fork", c -> forkAlways.apply(bigParams.apply(c)),
-                LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("64K, 4K prm", c -> bigParams.apply(chunk64.apply(c)),
-                LoadMode.KERNEL));
-            best = Math.min(best, prBenchLoad("64K, after", c -> chunk64.apply(c).kernelSplitAfterLaunch(true),
-                LoadMode.KERNEL));
             prBenchLoad("one page, table", table, LoadMode.ONE_PAGE);
             prBenchLoad("one page", c -> c, LoadMode.ONE_PAGE);
             prBenchLoad("single copy", c -> c, LoadMode.SINGLE);

@@ -40,16 +40,15 @@ import java.util.concurrent.locks.LockSupport;
  * Copy path ({@link DeviceConfig#cudaCopyPath()}): {@link CudaCopyPath#KERNEL} moves a whole batch with one launch
  * of the PTX copy kernel ({@link CopyKernel}, compiled by the driver with {@code cuModuleLoadData}): the batch is
  * packed into an entry table by a {@link CopyPlanner} in pinned memory; a launch of at most
- * {@link CopyKernel#PARAM_ENTRIES} entries carries them in its launch parameters (the smallest of the
- * {@link CopyKernel#PARAM_KERNELS} that holds them, {@link DeviceConfig#kernelSizedParams()}), a larger one reads the table from a device copy made before it (or, if so configured, from the mapped pinned
+ * {@link CopyKernel#PARAM_ENTRIES} entries carries them in its launch parameters ({@link CopyKernel#ENTRY_PARAMS}),
+ * a larger one reads the table from a device copy made before it (or, if so configured, from the mapped pinned
  * table). A group of threads per entry (a warp for a 4 KiB page, a block for a 32 KiB chunk:
  * {@link DeviceConfig#kernelGroupThreads()}) reads and writes 16-byte words, host memory through its device
  * address. In a batch that is one launch, up to {@link DeviceConfig#kernelSplitMaxCopies()} copies of at least
  * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine: by default on a side stream
  * beside the kernel, issued before the launch so that they move while the launch call is made (or right after it,
  * {@link DeviceConfig#kernelSplitAfterLaunch()}, measured slower), with events ordering the side stream after the
- * stream's earlier work (skipped when the stream has nothing in flight, {@link DeviceConfig#kernelForkWhenIdle()})
- * and the batch's completion after both; or, if so
+ * stream's earlier work and the batch's completion after both; or, if so
  * configured, on the batch's stream just before the launch. A batch whose copies depend on each other takes one
  * launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
@@ -119,8 +118,6 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final int splitMaxCopies;
     private final boolean splitSideStream;
     private final boolean splitAfterLaunch;
-    private final boolean sizedParams;
-    private final boolean forkWhenIdle;
     private final CUstream[] sideStreams = new CUstream[STREAMS];
     private final CUevent[] forkEvents = new CUevent[STREAMS];
     private final CUevent[] joinEvents = new CUevent[STREAMS];
@@ -133,8 +130,8 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final CopyPlanner[] planners = new CopyPlanner[STREAMS];
     private final UnsafeBuffer[] launchStructs = new UnsafeBuffer[STREAMS];
     private final Pointer[] launchParams = new Pointer[STREAMS];
-    private final UnsafeBuffer[][] paramLaunchStructs = new UnsafeBuffer[STREAMS][CopyKernel.PARAM_KERNELS.length];
-    private final Pointer[][] paramLaunchParams = new Pointer[STREAMS][CopyKernel.PARAM_KERNELS.length];
+    private final UnsafeBuffer[] paramLaunchStructs = new UnsafeBuffer[STREAMS];
+    private final Pointer[] paramLaunchParams = new Pointer[STREAMS];
     private int tableBytesPerBatch;
     private Pointer hostTables;
     private CUdeviceptr deviceTables;
@@ -144,7 +141,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private UnsafeBuffer[] hostTableBuffer;
     private CUmodule module;
     private CUfunction kernel;
-    private CUfunction[] paramKernels;
+    private CUfunction paramKernel;
     private boolean kernelPath;
     private String copyPathNote;
 
@@ -193,8 +190,6 @@ public final class CudaDeviceBackend implements DeviceBackend
         splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
         splitSideStream = config.kernelSplitSideStream();
         splitAfterLaunch = splitSideStream && config.kernelSplitAfterLaunch();
-        sizedParams = config.kernelSizedParams();
-        forkWhenIdle = config.kernelForkWhenIdle();
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
@@ -716,14 +711,10 @@ public final class CudaDeviceBackend implements DeviceBackend
         final CUfunction f = new CUfunction();
         check(JCudaDriver.cuModuleGetFunction(f, m, CopyKernel.ENTRY), "cuModuleGetFunction " + CopyKernel.ENTRY);
         kernel = f;
-        final CUfunction[] fps = new CUfunction[CopyKernel.PARAM_KERNELS.length];
-        for (int k = 0; k < fps.length; k++)
-        {
-            fps[k] = new CUfunction();
-            check(JCudaDriver.cuModuleGetFunction(fps[k], m, CopyKernel.PARAM_KERNELS[k]),
-                "cuModuleGetFunction " + CopyKernel.PARAM_KERNELS[k]);
-        }
-        paramKernels = fps;
+        final CUfunction fp = new CUfunction();
+        check(JCudaDriver.cuModuleGetFunction(fp, m, CopyKernel.ENTRY_PARAMS),
+            "cuModuleGetFunction " + CopyKernel.ENTRY_PARAMS);
+        paramKernel = fp;
 
         for (int s = 0; s < STREAMS; s++)
         {
@@ -780,27 +771,21 @@ public final class CudaDeviceBackend implements DeviceBackend
             final ByteBuffer launch = ByteBuffer.allocateDirect(CopyKernel.LAUNCH_BYTES);
             launchStructs[s] = new UnsafeBuffer(launch);
             launchParams[s] = Pointer.to(Pointer.to(launch));
-            for (int k = 0; k < CopyKernel.PARAM_KERNELS.length; k++)
-            {
-                final ByteBuffer params = ByteBuffer.allocateDirect(CopyKernel.paramLaunchBytes(k));
-                paramLaunchStructs[s][k] = new UnsafeBuffer(params);
-                paramLaunchParams[s][k] = Pointer.to(Pointer.to(params));
-            }
+            final ByteBuffer params = ByteBuffer.allocateDirect(CopyKernel.PARAM_LAUNCH_BYTES);
+            paramLaunchStructs[s] = new UnsafeBuffer(params);
+            paramLaunchParams[s] = Pointer.to(Pointer.to(params));
             for (int p = 0; p < POOLS; p++)
             {
                 final long base = slotCounts[p] > 0 ? deviceAddress(mappedBase[p]) : 0;
                 launchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
-                for (final UnsafeBuffer params : paramLaunchStructs[s])
-                {
-                    params.putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
-                }
+                paramLaunchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
             }
             launchStructs[s].putLong(CopyKernel.LAUNCH_TABLE, deviceAddress(kernelTables), ByteOrder.LITTLE_ENDIAN);
         }
         if (lastError != SUCCESS)
         {
             kernel = null;
-            paramKernels = null;
+            paramKernel = null;
             copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel's addresses could not be " +
                 "read: " + lastError() + ")";
             return;
@@ -811,12 +796,10 @@ public final class CudaDeviceBackend implements DeviceBackend
             " (" + kernelThreads + " threads per block, " +
             (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
             ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", " +
-            (paramTable ? "entries in the launch parameters up to " + CopyKernel.PARAM_ENTRIES +
-            (sizedParams ? " (1, 2 or 4 KiB kernel)" : " (4 KiB kernel)") + ", else " : "") +
+            (paramTable ? "entries in the launch parameters up to " + CopyKernel.PARAM_ENTRIES + ", else " : "") +
             "table " + (mappedTable ? "mapped" : "copied") + (sortByHost ? ", sorted by host slot" : "") +
             (splitMaxCopies > 0 ? ", up to " + splitMaxCopies + " copies of " + Sizes.bytes(splitMinBytes) +
-            " or more by the copy engine " + (splitSideStream ? "beside it" + (forkWhenIdle ? ", forked always" :
-            ", forked unless the stream is idle") : "before it") : "") + ")";
+            " or more by the copy engine " + (splitSideStream ? "beside it" : "before it") : "") + ")";
     }
 
     private void releaseResources()
@@ -994,8 +977,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         long bytes = 0;
         if (contextOk)
         {
-            // nothing in flight: every batch issued on the stream before, side copies included, has completed
-            final long moved = enqueue(batch, limit, stream, kernelPath, inFlightSize[stream] == 0);
+            final long moved = enqueue(batch, limit, stream, kernelPath);
             if (moved < 0)
             {
                 ok = false;
@@ -1029,28 +1011,25 @@ public final class CudaDeviceBackend implements DeviceBackend
      *
      * @return the bytes enqueued, or -1 when a CUDA call failed (see {@link #lastError()}).
      */
-    long enqueue(final CopyBatch batch, final int limit, final int stream, final boolean useKernel,
-        final boolean streamIdle)
+    long enqueue(final CopyBatch batch, final int limit, final int stream, final boolean useKernel)
     {
-        return useKernel ? enqueueKernel(batch, limit, stream, streamIdle) : enqueueDirect(batch, limit, stream);
+        return useKernel ? enqueueKernel(batch, limit, stream) : enqueueDirect(batch, limit, stream);
     }
 
-    private long enqueueKernel(final CopyBatch batch, final int limit, final int stream, final boolean streamIdle)
+    private long enqueueKernel(final CopyBatch batch, final int limit, final int stream)
     {
         final CopyPlanner planner = planners[stream];
         final int entries = planner.plan(batch, limit, hostTableBuffer[batch.index()]);
-        return entries == 0 && planner.directCount() == 0 ? 0 : launchPlanned(batch, stream, streamIdle);
+        return entries == 0 && planner.directCount() == 0 ? 0 : launchPlanned(batch, stream);
     }
 
     /**
      * Launch the last plan of a stream's planner for a batch: copy the table to the device first unless the kernel
      * reads it mapped, then one launch per launch group.
      *
-     * @param streamIdle true when nothing issued earlier on the stream (or its side stream) can still be running:
-     *                   a split batch then needs no fork event (unless {@link DeviceConfig#kernelForkWhenIdle()}).
      * @return the bytes enqueued, or -1 when a CUDA call failed.
      */
-    private long launchPlanned(final CopyBatch batch, final int stream, final boolean streamIdle)
+    private long launchPlanned(final CopyBatch batch, final int stream)
     {
         final int index = batch.index();
         final CopyPlanner planner = planners[stream];
@@ -1058,13 +1037,12 @@ public final class CudaDeviceBackend implements DeviceBackend
         final UnsafeBuffer table = hostTableBuffer[index];
         final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
         final int direct = planner.directCount();
-        final boolean fork = forkWhenIdle || !streamIdle;
-        if (direct > 0 && splitAfterLaunch && fork && !forkSide(stream))
+        if (direct > 0 && splitAfterLaunch && !forkSide(stream))
         {
             return -1;
         }
-        if (direct > 0 && !splitAfterLaunch && !(splitSideStream ? (!fork || forkSide(stream)) &&
-            enqueueSide(batch, stream, direct) : enqueueDirectFirst(batch, stream, direct)))
+        if (direct > 0 && !splitAfterLaunch && !(splitSideStream ? forkSide(stream) && enqueueSide(batch, stream,
+            direct) : enqueueDirectFirst(batch, stream, direct)))
         {
             return -1;
         }
@@ -1084,14 +1062,13 @@ public final class CudaDeviceBackend implements DeviceBackend
             final int rc;
             if (paramTable && count <= CopyKernel.PARAM_ENTRIES)
             {
-                final int k = CopyKernel.paramKernelFor(count, sizedParams);
-                final UnsafeBuffer params = paramLaunchStructs[stream][k];
+                final UnsafeBuffer params = paramLaunchStructs[stream];
                 params.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
                 params.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
                 params.putBytes(CopyKernel.PARAM_ENTRIES_OFFSET, table, start * CopyPlanner.ENTRY_BYTES,
                     count * CopyPlanner.ENTRY_BYTES);
-                rc = JCudaDriver.cuLaunchKernel(paramKernels[k], blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
-                    paramLaunchParams[stream][k], null);
+                rc = JCudaDriver.cuLaunchKernel(paramKernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
+                    paramLaunchParams[stream], null);
             }
             else
             {
@@ -1334,9 +1311,7 @@ public final class CudaDeviceBackend implements DeviceBackend
 
     /**
      * Enqueue a claimed batch on a stream from the calling thread, not through the backend's threads; the batch
-     * stays claimed. For measurements on a backend that is not started. The stream must be idle (the caller waited
-     * for what it enqueued before), as the running backend's stream is when it has nothing in flight: a split batch
-     * is not forked unless {@link DeviceConfig#kernelForkWhenIdle()}.
+     * stays claimed. For measurements on a backend that is not started.
      *
      * @param batch     a claimed batch.
      * @param stream    which stream.
@@ -1353,7 +1328,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException("cuda: the copy kernel is not loaded: " + copyPathNote);
         }
-        if (enqueue(batch, batch.count(), stream, useKernel, true) < 0)
+        if (enqueue(batch, batch.count(), stream, useKernel) < 0)
         {
             throw new IllegalStateException("cuda: copy enqueue failed: " + lastError());
         }
@@ -1399,7 +1374,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException("measurement hooks need a backend that is not started");
         }
-        if (launchPlanned(batch, stream, false) < 0)
+        if (launchPlanned(batch, stream) < 0)
         {
             throw new IllegalStateException("cuda: copy launch failed: " + lastError());
         }

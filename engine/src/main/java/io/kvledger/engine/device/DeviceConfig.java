@@ -62,8 +62,6 @@ public final class DeviceConfig
     private int kernelSplitMaxCopies = KERNEL_SPLIT_MAX_COPIES_DEFAULT;
     private boolean kernelSplitSideStream = true;
     private boolean kernelSplitAfterLaunch;
-    private boolean kernelSizedParams = true;
-    private boolean kernelForkWhenIdle;
 
     /**
      * Device KV pages.
@@ -699,56 +697,6 @@ public final class DeviceConfig
     }
 
     /**
-     * Whether a launch that carries its entries in its parameter uses the smallest parameter kernel that holds them
-     * (64, 128 or 252 entries: 1, 2 or 4 KiB that the driver copies into every launch) rather than always the
-     * 4 KiB one. On by default.
-     *
-     * @return true for the smallest that fits.
-     */
-    public boolean kernelSizedParams()
-    {
-        return kernelSizedParams;
-    }
-
-    /**
-     * Choose whether parameter launches use the smallest kernel that holds their entries.
-     *
-     * @param kernelSizedParams true for the smallest that fits, false for the 4 KiB one always.
-     * @return this for a fluent style.
-     */
-    public DeviceConfig kernelSizedParams(final boolean kernelSizedParams)
-    {
-        this.kernelSizedParams = kernelSizedParams;
-        return this;
-    }
-
-    /**
-     * Whether a split batch forks its side stream (an event recorded on the batch's stream that the side stream
-     * waits for) even when the batch's stream is idle. A fork orders the side stream's copies after the stream's
-     * earlier work; when every batch issued on the stream has completed (their completion events, recorded after
-     * each batch's join, have been seen done) there is no earlier work left and both calls are skipped. Off by
-     * default: the fork is made only while earlier batches are in flight.
-     *
-     * @return true to fork before every split batch.
-     */
-    public boolean kernelForkWhenIdle()
-    {
-        return kernelForkWhenIdle;
-    }
-
-    /**
-     * Choose whether a split batch forks its side stream even when its stream is idle.
-     *
-     * @param kernelForkWhenIdle true to fork always.
-     * @return this for a fluent style.
-     */
-    public DeviceConfig kernelForkWhenIdle(final boolean kernelForkWhenIdle)
-    {
-        this.kernelForkWhenIdle = kernelForkWhenIdle;
-        return this;
-    }
-
-    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -853,8 +801,6 @@ public final class DeviceConfig
             ", kernelSplitMaxCopies=" + kernelSplitMaxCopies +
             ", kernelSplitSideStream=" + kernelSplitSideStream +
             ", kernelSplitAfterLaunch=" + kernelSplitAfterLaunch +
-            ", kernelSizedParams=" + kernelSizedParams +
-            ", kernelForkWhenIdle=" + kernelForkWhenIdle +
             '}';
     }
 

@@ -26,19 +26,6 @@ class CopyKernelTest
     private static final String PTX = CopyKernel.ptx();
 
     @Test
-    void shouldPickTheSmallestParameterKernelThatHoldsALaunch()
-    {
-        assertEquals(0, CopyKernel.paramKernelFor(1, true));
-        assertEquals(0, CopyKernel.paramKernelFor(64, true));
-        assertEquals(1, CopyKernel.paramKernelFor(65, true));
-        assertEquals(1, CopyKernel.paramKernelFor(128, true));
-        assertEquals(2, CopyKernel.paramKernelFor(129, true));
-        assertEquals(2, CopyKernel.paramKernelFor(CopyKernel.PARAM_ENTRIES, true));
-        assertEquals(2, CopyKernel.paramKernelFor(1, false), "unsized: always the 4 KiB kernel");
-        assertEquals(CopyKernel.ENTRY_PARAMS, CopyKernel.PARAM_KERNELS[2]);
-    }
-
-    @Test
     void shouldLoadAsAsciiTextWithAHeaderTheDriverAccepts()
     {
         for (int i = 0; i < PTX.length(); i++)
@@ -66,7 +53,7 @@ class CopyKernelTest
     }
 
     @Test
-    void shouldDeclareEveryEntryWithTheOneStructTheBackendPasses()
+    void shouldDeclareBothEntriesWithTheOneStructTheBackendPasses()
     {
         final String code = String.join("\n", code());
         final Matcher entry = Pattern.compile("\\.visible \\.entry (\\w+)\\(([^)]*)\\)").matcher(code);
@@ -77,28 +64,15 @@ class CopyKernelTest
             entries.add(entry.group(1));
             params.add(entry.group(2).trim().replaceAll("\\s+", " ").replaceAll(" \\w+\\[", "["));
         }
-        final List<String> expectedEntries = new ArrayList<>(List.of(CopyKernel.ENTRY));
-        final List<String> expectedParams = new ArrayList<>(List.of(".param .align 8 .b8[" + CopyKernel.LAUNCH_BYTES +
-            "]"));
-        for (int k = 0; k < CopyKernel.PARAM_KERNELS.length; k++)
-        {
-            expectedEntries.add(CopyKernel.PARAM_KERNELS[k]);
-            expectedParams.add(".param .align 16 .b8[" + CopyKernel.paramLaunchBytes(k) + "]");
-        }
-        assertEquals(expectedEntries.stream().sorted().toList(), entries.stream().sorted().toList());
-        for (int k = 0; k < CopyKernel.PARAM_KERNELS.length; k++)
-        {
-            assertEquals(expectedParams.get(1 + k), params.get(entries.indexOf(CopyKernel.PARAM_KERNELS[k])),
-                "one struct parameter: the launch header, then the kernel's entries");
-        }
-        assertEquals(expectedParams.get(0), params.get(entries.indexOf(CopyKernel.ENTRY)));
+        assertEquals(List.of(CopyKernel.ENTRY, CopyKernel.ENTRY_PARAMS), entries);
+        assertEquals(List.of(".param .align 8 .b8[" + CopyKernel.LAUNCH_BYTES + "]",
+            ".param .align 16 .b8[" + CopyKernel.PARAM_LAUNCH_BYTES + "]"), params,
+            "one struct parameter each: the launch header, and the header with the entries (4 KiB in all)");
         assertEquals(4096, CopyKernel.PARAM_LAUNCH_BYTES);
-        assertEquals(List.of(1088, 2112, 4096), List.of(CopyKernel.paramLaunchBytes(0), CopyKernel.paramLaunchBytes(1),
-            CopyKernel.paramLaunchBytes(2)));
         assertTrue(CopyKernel.LAUNCH_BYTES <= CopyKernel.PARAM_ENTRIES_OFFSET);
-        assertEquals(9 * entries.size(), count(code, "ld.global.cg.v4.u32"), "eight 16-byte loads in flight, then " +
-            "one at a time, in each kernel");
-        assertEquals(9 * entries.size(), count(code, "st.global.cg.v4.u32"), "and their stores");
+        assertEquals(18, count(code, "ld.global.cg.v4.u32"), "eight 16-byte loads in flight, then one at a time, " +
+            "in each of the two kernels");
+        assertEquals(18, count(code, "st.global.cg.v4.u32"), "and their stores");
         assertEquals(1, count(code, "ld.global.cv.v2.u64"),
             "a table entry, written by the host between launches, is read uncached, 16 bytes at once");
         final Matcher stride = Pattern.compile("shl\\.b64 %rd\\d+, %rd\\d+, (\\d+);").matcher(code);
@@ -115,8 +89,7 @@ class CopyKernelTest
         final String all = String.join("\n", code());
         assertEquals(count(all, "{"), count(all, "}"));
         final String[] kernels = all.split("\\.visible \\.entry ");
-        assertEquals(2 + CopyKernel.PARAM_KERNELS.length, kernels.length,
-            "the header, then the table kernel and the parameter kernels");
+        assertEquals(3, kernels.length, "the header, then two kernels");
         for (int k = 1; k < kernels.length; k++)
         {
             final String code = kernels[k];
