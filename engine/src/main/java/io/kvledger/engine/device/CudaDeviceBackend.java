@@ -10,8 +10,6 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
-import jcuda.driver.CUfunction;
-import jcuda.driver.CUmodule;
 import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -24,7 +22,6 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
@@ -53,6 +50,9 @@ import java.util.concurrent.locks.LockSupport;
  * launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
  * run (slot sizes not multiples of 16 bytes, or the module fails to load: {@link #describe()} says which).
+ * The kernel path's module, tables, planners, launch parameters and side streams belong to a
+ * {@link KernelLauncher}; this class keeps the context, the pools, the streams and their threads, and the
+ * completions.
  * <p>
  * Thread ownership: claim and submit from the engine's dispatch thread; the two stream threads run the listener.
  * {@link #fill(Pool, int, long)} and {@link #digest(Pool, int)} are synchronous checks, callable from any thread
@@ -68,9 +68,9 @@ public final class CudaDeviceBackend implements DeviceBackend
     /** Stream of device-local copies (copy-on-write) and device-to-host backups. */
     static final int COMPUTE_STREAM = 1;
 
-    private static final int STREAMS = 2;
+    static final int STREAMS = 2;
     private static final int POOLS = 4;
-    private static final int PAD = 8;
+    static final int PAD = 8;
     private static final int HUGE_PAGE = 2 << 20;
     private static final int SUCCESS = CUresult.CUDA_SUCCESS;
     private static final String NO_DRIVER = "cuda: no NVIDIA driver found (libcuda.so.1 missing)";
@@ -108,40 +108,11 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final Object scratchLock = new Object();
     private final String deviceName;
     private final int deviceOrdinal;
-    private final int kernelThreads;
-    private final int kernelChunkBytes;
-    private final int kernelGroupThreads;
-    private final boolean mappedTable;
-    private final boolean sortByHost;
-    private final boolean paramTable;
-    private final int splitMinBytes;
-    private final int splitMaxCopies;
-    private final boolean splitSideStream;
-    private final boolean splitAfterLaunch;
-    private final CUstream[] sideStreams = new CUstream[STREAMS];
-    private final CUevent[] forkEvents = new CUevent[STREAMS];
-    private final CUevent[] joinEvents = new CUevent[STREAMS];
+    private final KernelLauncher launcher;
     private final long[] streamCompleted = new long[STREAMS * PAD];
     private final long[] streamFailed = new long[STREAMS * PAD];
     private final long[] streamBytes = new long[STREAMS * PAD];
-    private final long[] streamLaunches = new long[STREAMS * PAD];
     private final long[] streamCopyCalls = new long[STREAMS * PAD];
-
-    private final CopyPlanner[] planners = new CopyPlanner[STREAMS];
-    private final UnsafeBuffer[] launchStructs = new UnsafeBuffer[STREAMS];
-    private final Pointer[] launchParams = new Pointer[STREAMS];
-    private final UnsafeBuffer[] paramLaunchStructs = new UnsafeBuffer[STREAMS];
-    private final Pointer[] paramLaunchParams = new Pointer[STREAMS];
-    private int tableBytesPerBatch;
-    private Pointer hostTables;
-    private CUdeviceptr deviceTables;
-    private CUdeviceptr kernelTables;
-    private Pointer[] hostTableAt;
-    private CUdeviceptr[] deviceTableAt;
-    private UnsafeBuffer[] hostTableBuffer;
-    private CUmodule module;
-    private CUfunction kernel;
-    private CUfunction paramKernel;
     private boolean kernelPath;
     private String copyPathNote;
 
@@ -180,16 +151,7 @@ public final class CudaDeviceBackend implements DeviceBackend
 
         deviceOrdinal = config.cudaDevice();
         maxCopiesPerBatch = config.maxCopiesPerBatch();
-        kernelThreads = config.kernelThreads();
-        kernelChunkBytes = config.kernelChunkBytes();
-        kernelGroupThreads = config.kernelGroupThreads();
-        mappedTable = config.kernelMappedTable();
-        sortByHost = config.kernelSortByHost();
-        paramTable = config.kernelParamTable();
-        splitMinBytes = config.kernelSplitMinBytes();
-        splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
-        splitSideStream = config.kernelSplitSideStream();
-        splitAfterLaunch = splitSideStream && config.kernelSplitAfterLaunch();
+        launcher = new KernelLauncher(config, this);
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
@@ -361,7 +323,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     boolean kernelLoaded()
     {
-        return null != kernel;
+        return launcher.loaded();
     }
 
     /**
@@ -517,8 +479,9 @@ public final class CudaDeviceBackend implements DeviceBackend
         return String.format(Locale.ROOT, "cuda stats: path %s; load stream %d batches, %d launches, " +
             "%d copy calls, %s; compute stream %d batches, %d launches, %d copy calls, %s; failed %d; " +
             "device fills %d in %.3f s; device digests %d in %.3f s", copyPath().cliName(),
-            streamCompleted[0], streamLaunches[0], streamCopyCalls[0], Sizes.bytes(streamBytes[0]),
-            streamCompleted[PAD], streamLaunches[PAD], streamCopyCalls[PAD], Sizes.bytes(streamBytes[PAD]),
+            streamCompleted[0], launcher.launches(LOAD_STREAM), streamCopyCalls[0], Sizes.bytes(streamBytes[0]),
+            streamCompleted[PAD], launcher.launches(COMPUTE_STREAM), streamCopyCalls[PAD],
+            Sizes.bytes(streamBytes[PAD]),
             failedBatches(), fills, fillNs / 1e9, digests, digestNs / 1e9);
     }
 
@@ -692,114 +655,14 @@ public final class CudaDeviceBackend implements DeviceBackend
 
     private void prepareKernel(final DeviceConfig config)
     {
-        if (!CopyPlanner.kernelCopyable(config.kvPageBytes()) || !CopyPlanner.kernelCopyable(config.mambaStateBytes()))
+        if (!launcher.load(config, slotCounts, slotBytes, mappedBase, batches.length))
         {
-            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel needs slot sizes that are " +
-                "multiples of 16 bytes)";
+            copyPathNote = "direct copies (one cuMemcpyAsync per slot; " + launcher.whyNot() + ")";
             return;
         }
-
-        final CUmodule m = new CUmodule();
-        final int rc = JCudaDriver.cuModuleLoadData(m, CopyKernel.image());
-        if (rc != SUCCESS)
-        {
-            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel did not load: " +
-                CUresult.stringFor(rc) + ")";
-            return;
-        }
-        module = m;
-        final CUfunction f = new CUfunction();
-        check(JCudaDriver.cuModuleGetFunction(f, m, CopyKernel.ENTRY), "cuModuleGetFunction " + CopyKernel.ENTRY);
-        kernel = f;
-        final CUfunction fp = new CUfunction();
-        check(JCudaDriver.cuModuleGetFunction(fp, m, CopyKernel.ENTRY_PARAMS),
-            "cuModuleGetFunction " + CopyKernel.ENTRY_PARAMS);
-        paramKernel = fp;
-
-        for (int s = 0; s < STREAMS; s++)
-        {
-            planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch, sortByHost,
-                splitMinBytes, splitMaxCopies);
-            if (splitMaxCopies > 0 && splitSideStream)
-            {
-                sideStreams[s] = new CUstream();
-                check(JCudaDriver.cuStreamCreate(sideStreams[s], CUstream_flags.CU_STREAM_NON_BLOCKING),
-                    "cuStreamCreate");
-                forkEvents[s] = new CUevent();
-                check(JCudaDriver.cuEventCreate(forkEvents[s], CUevent_flags.CU_EVENT_DISABLE_TIMING),
-                    "cuEventCreate");
-                joinEvents[s] = new CUevent();
-                check(JCudaDriver.cuEventCreate(joinEvents[s], CUevent_flags.CU_EVENT_DISABLE_TIMING),
-                    "cuEventCreate");
-            }
-        }
-        tableBytesPerBatch = planners[0].tableBytes();
-        final long total = (long)tableBytesPerBatch * batches.length;
-        if (total > Integer.MAX_VALUE)
-        {
-            throw new IllegalStateException("cuda: copy tables of " + Sizes.bytes(total) + " exceed 2 GiB; use " +
-                "fewer batches, fewer copies per batch or a larger kernel chunk");
-        }
-        final Pointer host = new Pointer();
-        check(JCudaDriver.cuMemHostAlloc(host, total,
-            JCudaDriver.CU_MEMHOSTALLOC_DEVICEMAP | JCudaDriver.CU_MEMHOSTALLOC_PORTABLE),
-            "cuMemHostAlloc of " + Sizes.bytes(total) + " copy tables");
-        hostTables = host;
-        final CUdeviceptr device = new CUdeviceptr();
-        if (mappedTable)
-        {
-            check(JCudaDriver.cuMemHostGetDevicePointer(device, host, 0), "cuMemHostGetDevicePointer of the tables");
-        }
-        else
-        {
-            check(JCudaDriver.cuMemAlloc(device, total), "cuMemAlloc of " + Sizes.bytes(total) + " copy tables");
-            deviceTables = device;
-        }
-        kernelTables = device;
-        hostTableAt = new Pointer[batches.length];
-        deviceTableAt = new CUdeviceptr[batches.length];
-        hostTableBuffer = new UnsafeBuffer[batches.length];
-        for (int i = 0; i < batches.length; i++)
-        {
-            final long offset = (long)i * tableBytesPerBatch;
-            hostTableAt[i] = host.withByteOffset(offset);
-            deviceTableAt[i] = device.withByteOffset(offset);
-            hostTableBuffer[i] = new UnsafeBuffer(host.getByteBuffer(offset, tableBytesPerBatch));
-        }
-        for (int s = 0; s < STREAMS; s++)
-        {
-            final ByteBuffer launch = ByteBuffer.allocateDirect(CopyKernel.LAUNCH_BYTES);
-            launchStructs[s] = new UnsafeBuffer(launch);
-            launchParams[s] = Pointer.to(Pointer.to(launch));
-            final ByteBuffer params = ByteBuffer.allocateDirect(CopyKernel.PARAM_LAUNCH_BYTES);
-            paramLaunchStructs[s] = new UnsafeBuffer(params);
-            paramLaunchParams[s] = Pointer.to(Pointer.to(params));
-            for (int p = 0; p < POOLS; p++)
-            {
-                final long base = slotCounts[p] > 0 ? deviceAddress(mappedBase[p]) : 0;
-                launchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
-                paramLaunchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
-            }
-            launchStructs[s].putLong(CopyKernel.LAUNCH_TABLE, deviceAddress(kernelTables), ByteOrder.LITTLE_ENDIAN);
-        }
-        if (lastError != SUCCESS)
-        {
-            kernel = null;
-            paramKernel = null;
-            copyPathNote = "direct copies (one cuMemcpyAsync per slot; the copy kernel's addresses could not be " +
-                "read: " + lastError() + ")";
-            return;
-        }
-
         kernelPath = config.cudaCopyPath() == CudaCopyPath.KERNEL;
         copyPathNote = (kernelPath ? "copy kernel" : "direct copies (one cuMemcpyAsync per slot; copy kernel loaded)") +
-            " (" + kernelThreads + " threads per block, " +
-            (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
-            ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", " +
-            (paramTable ? "entries in the launch parameters up to " + CopyKernel.PARAM_ENTRIES + ", else " : "") +
-            "table " + (mappedTable ? "mapped" : "copied") + (sortByHost ? ", sorted by host slot" : "") +
-            (splitMaxCopies > 0 ? ", up to " + splitMaxCopies + " copies of " + Sizes.bytes(splitMinBytes) +
-            " or more by the copy engine " + (splitSideStream ? "beside it" : "before it") : "") + ")";
+            " (" + launcher.settings() + ")";
     }
 
     private void releaseResources()
@@ -842,21 +705,7 @@ public final class CudaDeviceBackend implements DeviceBackend
                     hostBase[p] = null;
                 }
             }
-            if (null != hostTables)
-            {
-                JCudaDriver.cuMemFreeHost(hostTables);
-                hostTables = null;
-            }
-            if (null != deviceTables)
-            {
-                JCudaDriver.cuMemFree(deviceTables);
-                deviceTables = null;
-            }
-            if (null != module)
-            {
-                JCudaDriver.cuModuleUnload(module);
-                module = null;
-            }
+            launcher.release();
             if (null != scratch)
             {
                 JCudaDriver.cuMemFreeHost(scratch);
@@ -864,18 +713,6 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             for (int s = 0; s < STREAMS; s++)
             {
-                if (null != forkEvents[s])
-                {
-                    JCudaDriver.cuEventDestroy(forkEvents[s]);
-                    JCudaDriver.cuEventDestroy(joinEvents[s]);
-                    forkEvents[s] = null;
-                    joinEvents[s] = null;
-                }
-                if (null != sideStreams[s])
-                {
-                    JCudaDriver.cuStreamDestroy(sideStreams[s]);
-                    sideStreams[s] = null;
-                }
                 if (null != streams[s])
                 {
                     JCudaDriver.cuStreamDestroy(streams[s]);
@@ -1013,171 +850,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     long enqueue(final CopyBatch batch, final int limit, final int stream, final boolean useKernel)
     {
-        return useKernel ? enqueueKernel(batch, limit, stream) : enqueueDirect(batch, limit, stream);
-    }
-
-    private long enqueueKernel(final CopyBatch batch, final int limit, final int stream)
-    {
-        final CopyPlanner planner = planners[stream];
-        final int entries = planner.plan(batch, limit, hostTableBuffer[batch.index()]);
-        return entries == 0 && planner.directCount() == 0 ? 0 : launchPlanned(batch, stream);
-    }
-
-    /**
-     * Launch the last plan of a stream's planner for a batch: copy the table to the device first unless the kernel
-     * reads it mapped, then one launch per launch group.
-     *
-     * @return the bytes enqueued, or -1 when a CUDA call failed.
-     */
-    private long launchPlanned(final CopyBatch batch, final int stream)
-    {
-        final int index = batch.index();
-        final CopyPlanner planner = planners[stream];
-        final CUstream cuStream = streams[stream];
-        final UnsafeBuffer table = hostTableBuffer[index];
-        final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
-        final int direct = planner.directCount();
-        if (direct > 0 && splitAfterLaunch && !forkSide(stream))
-        {
-            return -1;
-        }
-        if (direct > 0 && !splitAfterLaunch && !(splitSideStream ? forkSide(stream) && enqueueSide(batch, stream,
-            direct) : enqueueDirectFirst(batch, stream, direct)))
-        {
-            return -1;
-        }
-        boolean tableReady = mappedTable;
-        for (int g = 0; g < planner.groups(); g++)
-        {
-            final int start = planner.groupStart(g);
-            final int count = planner.groupEnd(g) - start;
-            if (count == 0)
-            {
-                continue;
-            }
-            final int groupThreads = groupThreads(kernelGroupThreads, kernelThreads, planner.groupMaxBytes(g));
-            final int perBlock = kernelThreads / groupThreads;
-            final int shift = Integer.numberOfTrailingZeros(groupThreads);
-            final int blocks = (count + perBlock - 1) / perBlock;
-            final int rc;
-            if (paramTable && count <= CopyKernel.PARAM_ENTRIES)
-            {
-                final UnsafeBuffer params = paramLaunchStructs[stream];
-                params.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
-                params.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
-                params.putBytes(CopyKernel.PARAM_ENTRIES_OFFSET, table, start * CopyPlanner.ENTRY_BYTES,
-                    count * CopyPlanner.ENTRY_BYTES);
-                rc = JCudaDriver.cuLaunchKernel(paramKernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
-                    paramLaunchParams[stream], null);
-            }
-            else
-            {
-                if (!tableReady)
-                {
-                    if (!record(JCudaDriver.cuMemcpyHtoDAsync(deviceTableAt[index], hostTableAt[index],
-                        (long)planner.entries() * CopyPlanner.ENTRY_BYTES, cuStream)))
-                    {
-                        return -1;
-                    }
-                    tableReady = true;
-                }
-                final UnsafeBuffer launch = launchStructs[stream];
-                launch.putInt(CopyKernel.LAUNCH_FIRST, tableFirst + start, ByteOrder.LITTLE_ENDIAN);
-                launch.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
-                launch.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
-                rc = JCudaDriver.cuLaunchKernel(kernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
-                    launchParams[stream], null);
-            }
-            if (!record(rc))
-            {
-                return -1;
-            }
-            streamLaunches[stream * PAD]++;
-        }
-        if (direct > 0 && splitAfterLaunch && !enqueueSide(batch, stream, direct))
-        {
-            return -1;
-        }
-        if (direct > 0 && splitSideStream && !record(JCudaDriver.cuStreamWaitEvent(cuStream, joinEvents[stream], 0)))
-        {
-            return -1;
-        }
-        return planner.bytes();
-    }
-
-    /** The plan's copy-engine copies on the batch's stream, before its launches. */
-    private boolean enqueueDirectFirst(final CopyBatch batch, final int stream, final int direct)
-    {
-        final CopyPlanner planner = planners[stream];
-        for (int k = 0; k < direct; k++)
-        {
-            final int i = planner.directCopy(k);
-            final Pool srcPool = batch.srcPool(i);
-            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i),
-                slotBytes[srcPool.ordinal()], streams[stream])))
-            {
-                return false;
-            }
-            streamCopyCalls[stream * PAD]++;
-        }
-        return true;
-    }
-
-    /**
-     * Order the stream's side stream after the stream's earlier work (fork event), before the batch's launches are
-     * issued: the side stream's copies then never wait for the launches, whenever they are issued.
-     */
-    private boolean forkSide(final int stream)
-    {
-        return record(JCudaDriver.cuEventRecord(forkEvents[stream], streams[stream])) &&
-            record(JCudaDriver.cuStreamWaitEvent(sideStreams[stream], forkEvents[stream], 0));
-    }
-
-    /**
-     * The plan's copy-engine copies on the stream's side stream (after {@link #forkSide}), with a join event the
-     * stream waits on after its launches.
-     */
-    private boolean enqueueSide(final CopyBatch batch, final int stream, final int direct)
-    {
-        final CopyPlanner planner = planners[stream];
-        final CUstream side = sideStreams[stream];
-        for (int k = 0; k < direct; k++)
-        {
-            final int i = planner.directCopy(k);
-            final Pool srcPool = batch.srcPool(i);
-            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i),
-                slotBytes[srcPool.ordinal()], side)))
-            {
-                return false;
-            }
-            streamCopyCalls[stream * PAD]++;
-        }
-        return record(JCudaDriver.cuEventRecord(joinEvents[stream], side));
-    }
-
-    /**
-     * Threads that copy one entry together: the configured number, or one thread per 128 bytes of the largest
-     * entry (eight 16-byte words in flight each), rounded up to a power of two, at least a warp and at most the
-     * block; always a power of two that divides the block.
-     *
-     * @param configured   {@link DeviceConfig#kernelGroupThreads()}, 0 for the choice by size.
-     * @param blockThreads threads per block, a multiple of 32.
-     * @param largestEntry bytes of the largest entry of the launch.
-     * @return threads per entry.
-     */
-    static int groupThreads(final int configured, final int blockThreads, final int largestEntry)
-    {
-        if (configured > 0)
-        {
-            return configured;
-        }
-        final int wanted = Math.max(32, Integer.highestOneBit(Math.max(1, (largestEntry + 127) / 128 - 1)) << 1);
-        int threads = 32;
-        while (threads < wanted && blockThreads % (threads << 1) == 0)
-        {
-            threads <<= 1;
-        }
-        return threads;
+        return useKernel ? launcher.enqueue(batch, limit, stream) : enqueueDirect(batch, limit, stream);
     }
 
     private long enqueueDirect(final CopyBatch batch, final int limit, final int stream)
@@ -1185,17 +858,31 @@ public final class CudaDeviceBackend implements DeviceBackend
         long bytes = 0;
         for (int i = 0; i < limit; i++)
         {
-            final Pool srcPool = batch.srcPool(i);
-            final int length = slotBytes[srcPool.ordinal()];
-            if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i), length,
-                streams[stream])))
+            if (!copySlot(batch, i, streams[stream], stream))
             {
                 return -1;
             }
-            streamCopyCalls[stream * PAD]++;
-            bytes += length;
+            bytes += slotBytes[batch.srcPool(i).ordinal()];
         }
         return bytes;
+    }
+
+    /**
+     * Copy one of a batch's slot copies with the copy engine on a CUDA stream ({@code cuMemcpy*Async}), counted
+     * as a copy call of {@code stream}; the copy kernel's launcher uses it for the copies it leaves to the engine.
+     *
+     * @return false when the call failed (recorded, see {@link #lastError()}).
+     */
+    boolean copySlot(final CopyBatch batch, final int i, final CUstream cuStream, final int stream)
+    {
+        final Pool srcPool = batch.srcPool(i);
+        if (!record(copyAsync(srcPool, batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i),
+            slotBytes[srcPool.ordinal()], cuStream)))
+        {
+            return false;
+        }
+        streamCopyCalls[stream * PAD]++;
+        return true;
     }
 
     private int copyAsync(
@@ -1324,7 +1011,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException("measurement hooks need a backend that is not started");
         }
-        if (useKernel && null == kernel)
+        if (useKernel && !launcher.loaded())
         {
             throw new IllegalStateException("cuda: the copy kernel is not loaded: " + copyPathNote);
         }
@@ -1354,11 +1041,11 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     int planNow(final CopyBatch batch, final int stream)
     {
-        if (null == kernel)
+        if (!launcher.loaded())
         {
             throw new IllegalStateException("cuda: the copy kernel is not loaded: " + copyPathNote);
         }
-        return planners[stream].plan(batch, batch.count(), hostTableBuffer[batch.index()]);
+        return launcher.plan(batch, stream);
     }
 
     /**
@@ -1374,7 +1061,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException("measurement hooks need a backend that is not started");
         }
-        if (launchPlanned(batch, stream) < 0)
+        if (launcher.launchPlanned(batch, stream) < 0)
         {
             throw new IllegalStateException("cuda: copy launch failed: " + lastError());
         }
@@ -1401,14 +1088,21 @@ public final class CudaDeviceBackend implements DeviceBackend
     }
 
     /** The address a device pointer holds, as the kernel sees it; 0 (and the error recorded) when unreadable. */
-    private long deviceAddress(final CUdeviceptr pointer)
+    long deviceAddress(final CUdeviceptr pointer)
     {
         final long[] address = new long[1];
         return record(JCudaDriver.cuPointerGetAttribute(Pointer.to(address),
             CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, pointer)) ? address[0] : 0;
     }
 
-    private boolean record(final int rc)
+    /** @return true when no CUDA call failed since the backend was created. */
+    boolean noErrorSoFar()
+    {
+        return lastError == SUCCESS;
+    }
+
+    /** Record a CUDA result: false (and the error kept for {@link #lastError()}) unless it is a success. */
+    boolean record(final int rc)
     {
         if (rc != SUCCESS)
         {
@@ -1444,7 +1138,8 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
     }
 
-    private static void check(final int rc, final String what)
+    /** Throw a one-line {@link IllegalStateException} naming {@code what} unless {@code rc} is a success. */
+    static void check(final int rc, final String what)
     {
         if (rc != SUCCESS)
         {

@@ -286,14 +286,14 @@ class CopyPlannerTest
     @Test
     void shouldGiveAWarpToASmallPageAndABlockToALargeChunk()
     {
-        assertEquals(32, CudaDeviceBackend.groupThreads(0, 256, 16));
-        assertEquals(32, CudaDeviceBackend.groupThreads(0, 256, 4096), "4 KiB: 32 threads x 8 words");
-        assertEquals(64, CudaDeviceBackend.groupThreads(0, 256, 4112));
-        assertEquals(128, CudaDeviceBackend.groupThreads(0, 256, 16384));
-        assertEquals(256, CudaDeviceBackend.groupThreads(0, 256, 32768));
-        assertEquals(256, CudaDeviceBackend.groupThreads(0, 256, 1 << 20), "at most the block");
-        assertEquals(32, CudaDeviceBackend.groupThreads(0, 96, 32768), "a power of two dividing the block");
-        assertEquals(64, CudaDeviceBackend.groupThreads(64, 256, 32768), "the configured number wins");
+        assertEquals(32, KernelLauncher.groupThreads(0, 256, 16));
+        assertEquals(32, KernelLauncher.groupThreads(0, 256, 4096), "4 KiB: 32 threads x 8 words");
+        assertEquals(64, KernelLauncher.groupThreads(0, 256, 4112));
+        assertEquals(128, KernelLauncher.groupThreads(0, 256, 16384));
+        assertEquals(256, KernelLauncher.groupThreads(0, 256, 32768));
+        assertEquals(256, KernelLauncher.groupThreads(0, 256, 1 << 20), "at most the block");
+        assertEquals(32, KernelLauncher.groupThreads(0, 96, 32768), "a power of two dividing the block");
+        assertEquals(64, KernelLauncher.groupThreads(64, 256, 32768), "the configured number wins");
     }
 
     /**
