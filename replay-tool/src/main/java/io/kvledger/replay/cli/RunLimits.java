@@ -13,8 +13,12 @@ import java.util.Locale;
  */
 final class RunLimits
 {
-    /** Most requests of a run: the workload's token ids are generated up front and held in memory. */
-    static final int MAX_REQUESTS = 100_000;
+    /**
+     * Most requests of a run. The workload is streamed (a request's tokens are drawn when it arrives and dropped when
+     * it ends), so memory does not bound it; the journal does: a request writes about 26 documents (about 5 KB),
+     * so this many make a journal of about 50 GB.
+     */
+    static final int MAX_REQUESTS = 10_000_000;
     /** Most tokens per prompt or per extension: about the longest context served today. */
     static final int MAX_TOKENS = 1 << 20;
     /** Most tokens per page. */
@@ -58,7 +62,7 @@ final class RunLimits
         final int extendTokens, final int pageSize)
     {
         Flags.range("--requests", requests, 1, MAX_REQUESTS, "requests",
-            "the workload's token ids are generated up front and held in memory");
+            "a request writes about 26 journal documents, so the most make a journal of about 50 GB");
         Flags.range("--page-size", pageSize, 1, MAX_PAGE_SIZE, "tokens", "tokens per page; SGLang uses 1 to 256");
         final WorkloadOptions shape = new WorkloadOptions();
         shape.kind = kind;
@@ -145,11 +149,15 @@ final class RunLimits
         final long copyBatches = Math.max(64, config.maxOps() / 4) * moves * COPY_ENTRY_BYTES;
         final long tokensPerRequest = WorkloadKind.PR_BENCH == kind ? 2L * promptTokens + extendTokens :
             (long)promptTokens + extendTokens;
-        final long tokens = requests * tokensPerRequest * Integer.BYTES;
-        final long fingerprints = 2L * requests * requestPages(promptTokens, extendTokens, config.pageSize()) * 16;
+        // the workload is streamed: only the requests in the engine's request table hold their tokens and
+        // fingerprints; a multi-turn run keeps where each conversation's turns start, 8 bytes a request
+        final long inFlight = Math.min(requests, config.maxRequests() + 1L);
+        final long tokens = inFlight * tokensPerRequest * Integer.BYTES;
+        final long fingerprints = 2L * inFlight * requestPages(promptTokens, extendTokens, config.pageSize()) * 16;
+        final long perRequest = (long)requests * Long.BYTES;
         final long pools = config.deviceKvPages() * DEVICE_PAGE_BYTES + ((long)config.hostKvPages() +
             config.deviceMambaSlots() + config.hostMambaSlots()) * SLOT_BYTES;
-        return opTable + copyBatches + tokens + fingerprints + pools;
+        return opTable + copyBatches + tokens + fingerprints + perRequest + pools;
     }
 
     private static long requestPages(final int promptTokens, final int extendTokens, final int pageSize)

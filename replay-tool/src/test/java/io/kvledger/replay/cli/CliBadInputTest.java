@@ -64,10 +64,10 @@ class CliBadInputTest
             arguments("--page-size 1 --prompt-tokens 20000", "--prompt-tokens 20000 and --extend-tokens 512 at " +
                 "--page-size 1 make 20,514 pages per request, more than 16,384"),
             arguments("--extend-tokens -1", "--extend-tokens -1 is out of range: 0 to 1,048,576 tokens"),
-            arguments("--requests 0", "--requests 0 is out of range: 1 to 100,000 requests (the workload's token " +
-                "ids are generated up front and held in memory)"),
-            arguments("--requests -3", "--requests -3 is out of range: 1 to 100,000 requests"),
-            arguments("--requests 100001", "--requests 100001 is out of range: 1 to 100,000 requests"),
+            arguments("--requests 0", "--requests 0 is out of range: 1 to 10,000,000 requests (a request writes " +
+                "about 26 journal documents, so the most make a journal of about 50 GB)"),
+            arguments("--requests -3", "--requests -3 is out of range: 1 to 10,000,000 requests"),
+            arguments("--requests 10000001", "--requests 10000001 is out of range: 1 to 10,000,000 requests"),
             arguments("--kv-pages 1", "--kv-pages 1 is out of range: 2 to 4,194,304 pages"),
             arguments("--kv-pages -1", "--kv-pages -1 is out of range: 2 to 4,194,304 pages"),
             arguments("--mamba-slots 2", "--mamba-slots 2 is out of range: 3 to 1,048,576 slots (a running request " +
