@@ -16,8 +16,6 @@ import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 
-import java.util.HashMap;
-import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 
@@ -58,11 +56,6 @@ public final class SimulatedPort implements EnginePort
         }
     }
 
-    /** An L3 key: the 128-bit fingerprint, and whether it names a recurrent state rather than a page. */
-    private record Key(long hi, long lo, boolean state)
-    {
-    }
-
     private final CacheStateMachine engine;
     private final DocumentSink sink;
     private final TagDataPlane data;
@@ -72,7 +65,7 @@ public final class SimulatedPort implements EnginePort
     private double slowRate;
     private long burstNs;
     private final PriorityQueue<Completion> pending = new PriorityQueue<>();
-    private final Map<Key, Long> store;
+    private final L3Tags store;
     private final InputRecord completionInput;
     private final Decision scratchDecision;
     private long order;
@@ -89,10 +82,11 @@ public final class SimulatedPort implements EnginePort
      * @param sink        where documents go (the journal).
      * @param seed        seed of delays and failures.
      * @param failureRate probability that a copy or storage op fails.
-     * @param store       the simulated L3 content (shared between runs to model a store that outlives them).
+     * @param store       the simulated L3 content (shared between runs to model a store that outlives them), or null
+     *                    for an empty one.
      */
     public SimulatedPort(final CacheStateMachine engine, final DocumentSink sink, final long seed,
-        final double failureRate, final Map<Object, Long> store)
+        final double failureRate, final L3Tags store)
     {
         this.engine = engine;
         this.sink = sink;
@@ -100,9 +94,7 @@ public final class SimulatedPort implements EnginePort
         this.random = new SplittableRandom(seed ^ 0xD15C_0000L);
         this.failureRate = failureRate;
         java.util.Arrays.fill(failureRates, failureRate);
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        final Map<Key, Long> typed = (Map)(store != null ? store : new HashMap<>());
-        this.store = typed;
+        this.store = null != store ? store : new L3Tags();
         data = new TagDataPlane(config.deviceKvPages(), config.deviceMambaSlots(), config.hostKvPages(),
             config.hostMambaSlots());
         completionInput = new InputRecord(1);
@@ -262,7 +254,7 @@ public final class SimulatedPort implements EnginePort
                     for (int m = 0; m < ops.moveCount(o); m++)
                     {
                         final boolean state = ops.srcPool(o, m) == Pool.HOST_MAMBA.value();
-                        store.put(new Key(ops.keyHi(o, m), ops.keyLo(o, m), state),
+                        store.put(ops.keyHi(o, m), ops.keyLo(o, m), state,
                             data.tag(ops.srcPool(o, m), ops.srcSlot(o, m)));
                         movedBytes += state ? config.mambaStateBytes() : config.kvPageBytes();
                     }
@@ -303,12 +295,12 @@ public final class SimulatedPort implements EnginePort
         {
             final long hi = ops.keyHi(o, m);
             final long lo = ops.keyLo(o, m);
-            if (!store.containsKey(new Key(hi, lo, false)))
+            if (!store.contains(hi, lo, false))
             {
                 break;
             }
             present++;
-            if (!config.hybrid() || store.containsKey(new Key(hi, lo, true)))
+            if (!config.hybrid() || store.contains(hi, lo, true))
             {
                 statePages = present;
             }
@@ -326,13 +318,14 @@ public final class SimulatedPort implements EnginePort
             for (int m = 0; m < ops.moveCount(o); m++)
             {
                 final boolean isState = ops.dstPool(o, m) == Pool.HOST_MAMBA.value();
-                final Long tag = store.get(new Key(ops.keyHi(o, m), ops.keyLo(o, m), isState));
-                if (tag == null)
+                final long hi = ops.keyHi(o, m);
+                final long lo = ops.keyLo(o, m);
+                if (!store.contains(hi, lo, isState))
                 {
                     broken |= !isState;
                     continue;
                 }
-                data.tag(ops.dstPool(o, m), ops.dstSlot(o, m), tag);
+                data.tag(ops.dstPool(o, m), ops.dstSlot(o, m), store.get(hi, lo, isState, 0));
                 movedBytes += isState ? config.mambaStateBytes() : config.kvPageBytes();
                 if (isState)
                 {

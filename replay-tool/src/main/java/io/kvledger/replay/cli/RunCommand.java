@@ -336,7 +336,9 @@ final class RunCommand implements Callable<Integer>
             "extra time per device copy; a run makes thousands of copies");
         final KvLedgerOptions probe = options(Path.of("kvledger-out"));
         final boolean directPools = !deterministic && device == DeviceKind.HOST;
-        RunLimits.checkMemory(probe.config, workload, requests, promptTokens, extendTokens,
+        final RunLimits.HeldStore held = deterministic ? RunLimits.HeldStore.TAGS :
+            "memory".equalsIgnoreCase(store) ? RunLimits.HeldStore.CONTENTS : RunLimits.HeldStore.NONE;
+        RunLimits.checkMemory(probe.config, workload, requests, promptTokens, extendTokens, held,
             directPools ? Flags.maxDirectMemory() : Long.MAX_VALUE, Runtime.getRuntime().maxMemory());
         if (!deterministic && "file".equalsIgnoreCase(store))
         {

@@ -43,6 +43,23 @@ final class RunLimits
     private static final long DEVICE_PAGE_BYTES = 256;
     /** Heap bytes per host staging page or Mamba slot (pool arrays). */
     private static final long SLOT_BYTES = 64;
+    /** Heap bytes of the simulated store per object, at worst (L3Tags: 25 bytes a slot, a third full after growth). */
+    private static final long TAG_BYTES = 75;
+    /** Heap bytes of the memory store per object besides its contents (map entry, key, array header). */
+    private static final long OBJECT_OVERHEAD_BYTES = 96;
+    /** Recurrent states stored per request of a hybrid model, about. */
+    private static final long STATES_PER_REQUEST = 2;
+
+    /** Where a run's L3 objects live, for the heap estimate. */
+    enum HeldStore
+    {
+        /** On disk or in Redis: not on the heap. */
+        NONE,
+        /** {@code --store memory}: every page and state written, whole, on the heap. */
+        CONTENTS,
+        /** {@code --deterministic}: the simulated store's fingerprint and content tag per object. */
+        TAGS
+    }
 
     private RunLimits()
     {
@@ -109,12 +126,14 @@ final class RunLimits
      * @param requests     {@code --requests}.
      * @param promptTokens {@code --prompt-tokens}.
      * @param extendTokens {@code --extend-tokens}.
+     * @param held         where the L3 objects live: a memory store or the simulated one keeps them on the heap.
      * @param directCap    bytes of direct memory the JVM allows.
      * @param heapCap      bytes of heap the JVM allows.
      * @throws CliException naming the flags and both amounts.
      */
     static void checkMemory(final EngineConfig config, final WorkloadKind kind, final int requests,
-        final int promptTokens, final int extendTokens, final long directCap, final long heapCap)
+        final int promptTokens, final int extendTokens, final HeldStore held, final long directCap,
+        final long heapCap)
     {
         final long pools = poolBytes(config);
         Flags.memory(String.format(Locale.ROOT, "--kv-pages %d, --kv-page-bytes %d, --mamba-slots %d and " +
@@ -127,6 +146,32 @@ final class RunLimits
             "--page-size %d", requests, promptTokens, extendTokens, config.pageSize()),
             "the workload's tokens and the engine's tables, with --kv-pages " + config.deviceKvPages(), heap,
             heapCap / 4 * 3, "(three quarters of the heap this JVM may use; -Xmx, set through KVLEDGER_JAVA_OPTS)");
+        if (held != HeldStore.NONE)
+        {
+            final long pages = storedPages(kind, requests, promptTokens, extendTokens, config.pageSize());
+            final long states = config.hybrid() ? requests * STATES_PER_REQUEST : 0;
+            final long store = held == HeldStore.TAGS ? (pages + states) * TAG_BYTES :
+                pages * (config.kvPageBytes() + OBJECT_OVERHEAD_BYTES) +
+                states * (config.mambaStateBytes() + OBJECT_OVERHEAD_BYTES);
+            Flags.memory(String.format(Locale.ROOT, "--requests %d with %s", requests,
+                held == HeldStore.TAGS ? "--deterministic" : "--store memory"), String.format(Locale.ROOT,
+                "the engine's tables (%s) and the L3 store it keeps on the heap (about %,d pages and %,d states%s)",
+                Flags.bytes(heap), pages, states, held == HeldStore.TAGS ? ", their fingerprints and tags" : ""),
+                heap + store, heapCap / 4 * 3, "(three quarters of the heap this JVM may use; -Xmx, set through " +
+                "KVLEDGER_JAVA_OPTS" + (held == HeldStore.CONTENTS ? "; or use --store file)" : ")"));
+        }
+    }
+
+    /**
+     * Distinct KV pages a run writes to L3, about: each request's own pages (a multi-turn request shares all but
+     * its turn's share with the conversation's earlier requests).
+     */
+    static long storedPages(final WorkloadKind kind, final int requests, final int promptTokens,
+        final int extendTokens, final int pageSize)
+    {
+        final long perRequest = requestPages(promptTokens, extendTokens, pageSize);
+        final long turns = WorkloadKind.MULTI_TURN == kind ? Math.max(1, new WorkloadOptions().turns) : 1;
+        return requests * ((perRequest + turns - 1) / turns);
     }
 
     /**
