@@ -61,6 +61,12 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     private volatile boolean running;
     private volatile boolean closed;
     private volatile String failure;
+    /**
+     * What {@link #failure()} says when the reason itself cannot be written down: building the message is guarded
+     * and this constant stands in when it fails, so an {@link OutOfMemoryError} (or a second failure while reporting
+     * the first) still stops the loop and answers every waiting caller instead of leaving them waiting.
+     */
+    static final String FAILED_WITHOUT_DETAIL = "engine thread failed (no detail: building the message failed too)";
     private volatile int inFlightOps;
     private volatile long appliedSequence;
     private long sequence;
@@ -369,7 +375,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
             catch (final Throwable t)
             {
-                stop("input #" + in.sequence() + " " + in.type() + " failed: " + t, reply, event.ticket);
+                stop(t, "input #", in, " failed: ", reply, event.ticket);
                 return;
             }
             record(in, result, reply, event.ticket);
@@ -385,7 +391,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
             catch (final Throwable t)
             {
-                stop("journal of input #" + in.sequence() + " failed: " + t, null, 0);
+                stop(t, "journal of input #", in, " failed: ", null, 0);
                 return;
             }
             if (endOfBatch && batchEnd != null)
@@ -465,8 +471,18 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
          * document with {@link ResultCode#ENGINE_STOPPED}; side effects of documents the journal did append still
          * run, nothing else does.
          */
-        private void stop(final String reason, final Reply reply, final long ticket)
+        private void stop(final Throwable t, final String what, final InputRecord in, final String how,
+            final Reply reply, final long ticket)
         {
+            String reason = FAILED_WITHOUT_DETAIL;
+            try
+            {
+                reason = what + in.sequence() + " " + in.type() + how + t;
+            }
+            catch (final Throwable ignore)
+            {
+                // out of memory, most likely: the constant stands for the reason
+            }
             failure = reason;
             answer(reply, ticket, ResultCode.ENGINE_STOPPED);
             long appended;
@@ -509,15 +525,31 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         @Override
         public void handleEventException(final Throwable ex, final long ringSequence, final EngineEvent event)
         {
-            failure = "engine thread failed at ring sequence " + ringSequence + ": " + ex;
-            if (observer != null)
+            String reason = FAILED_WITHOUT_DETAIL;
+            try
             {
-                observer.onFailed();
+                reason = "engine thread failed at ring sequence " + ringSequence + ": " + ex;
             }
+            catch (final Throwable ignore)
+            {
+                // out of memory, most likely: the constant stands for the reason
+            }
+            failure = reason;
             if (event != null && event.reply != null)
             {
                 event.reply.decision.resultCode = ResultCode.ENGINE_STOPPED;
                 event.reply.complete(event.ticket);
+            }
+            try
+            {
+                if (observer != null)
+                {
+                    observer.onFailed();
+                }
+            }
+            catch (final Throwable ignore)
+            {
+                // the counters could not record it; the callers were answered
             }
         }
 

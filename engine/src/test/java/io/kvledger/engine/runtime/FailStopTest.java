@@ -13,12 +13,14 @@ import io.kvledger.journal.codec.InputType;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** An exception while applying or journaling stops the loop; nothing after it is applied. */
@@ -65,6 +67,57 @@ class FailStopTest
         assertFalse(loop.publish(tick, reply, reply.next(), false), "a stopped loop accepts nothing");
         assertEquals(4, journaled.get());
         assertEquals(4, loop.appliedSequence(), "the failing input is not counted as applied");
+        store.close();
+        device.close();
+        loop.close();
+    }
+
+    @Test
+    void shouldStopAndAnswerEvenWhenTheFailureCannotBeDescribed()
+    {
+        // a failure whose description itself fails, as building any message does when the heap is exhausted
+        final class Undescribable extends Error
+        {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public String toString()
+            {
+                throw new OutOfMemoryError("simulated: no heap left for the message");
+            }
+        }
+        final EngineConfig config = EngineConfig.builder().pageSize(4).deviceKvPages(64).deviceMambaSlots(8)
+            .hostKvPages(16).hostMambaSlots(4).maxRequests(8).maxRequestPages(8).maxOps(32).build();
+        final DocumentSink failing = (in, result, effects) ->
+        {
+            if (in.sequence() == 3)
+            {
+                throw new Undescribable();
+            }
+        };
+        final HostDeviceBackend device = new HostDeviceBackend(new DeviceConfig().deviceKvPages(64)
+            .deviceMambaSlots(8).hostKvPages(16).hostMambaSlots(4));
+        final MemoryL3Store store = new MemoryL3Store(device);
+        final EngineLoop loop = new EngineLoop(new CacheStateMachine(config), failing, null, device, store, 64,
+            WaitStrategyKind.BLOCKING, 16);
+        device.start(loop);
+        store.start(loop);
+        loop.start();
+        final Reply reply = new Reply(8);
+        final InputRecord tick = Inputs.tick(new InputRecord(1), 0);
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+        {
+            for (int i = 1; i <= 3; i++)
+            {
+                final long ticket = reply.next();
+                assertTrue(loop.publish(tick, reply, ticket, false));
+                reply.await(ticket, new BackoffIdleStrategy(), loop);
+            }
+        }, "the caller of the failing input is answered, not left waiting");
+        assertEquals(ResultCode.ENGINE_STOPPED, reply.decision.resultCode);
+        assertEquals(EngineLoop.FAILED_WITHOUT_DETAIL, loop.failure());
+        assertThrows(IllegalStateException.class, loop::checkRunning);
+        assertFalse(loop.publish(tick, reply, reply.next(), false), "a stopped loop accepts nothing");
         store.close();
         device.close();
         loop.close();
