@@ -335,6 +335,15 @@ public final class RedisServers implements AutoCloseable
         }
 
         /**
+         * @return whether the process is running (paused counts as running).
+         */
+        public boolean running()
+        {
+            final Process p = process;
+            return null != p && p.isAlive();
+        }
+
+        /**
          * Kill the process (SIGKILL) and wait for it to end; no-op when not running.
          */
         public void kill()
