@@ -26,11 +26,36 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** An exception while applying or journaling stops the loop; nothing after it is applied. */
 class FailStopTest
 {
+    private static final EngineConfig CONFIG = EngineConfig.builder().pageSize(4).deviceKvPages(64)
+        .deviceMambaSlots(8).hostKvPages(16).hostMambaSlots(4).maxRequests(8).maxRequestPages(8).maxOps(32).build();
+
+    /** An engine loop on host memory and a memory store, started; closing stops all three. */
+    private static final class Running
+    {
+        final HostDeviceBackend device = new HostDeviceBackend(new DeviceConfig().deviceKvPages(64)
+            .deviceMambaSlots(8).hostKvPages(16).hostMambaSlots(4));
+        final MemoryL3Store store = new MemoryL3Store(device);
+        final EngineLoop loop;
+
+        Running(final CacheStateMachine engine, final DocumentSink sink)
+        {
+            loop = new EngineLoop(engine, sink, null, device, store, 64, WaitStrategyKind.BLOCKING, 16);
+            device.start(loop);
+            store.start(loop);
+            loop.start();
+        }
+
+        void close()
+        {
+            store.close();
+            device.close();
+            loop.close();
+        }
+    }
+
     @Test
     void shouldStopAtTheFailingInputAndApplyNothingAfterIt()
     {
-        final EngineConfig config = EngineConfig.builder().pageSize(4).deviceKvPages(64).deviceMambaSlots(8)
-            .hostKvPages(16).hostMambaSlots(4).maxRequests(8).maxRequestPages(8).maxOps(32).build();
         final AtomicInteger journaled = new AtomicInteger();
         final DocumentSink failing = (in, result, effects) ->
         {
@@ -40,14 +65,8 @@ class FailStopTest
             }
             journaled.incrementAndGet();
         };
-        final HostDeviceBackend device = new HostDeviceBackend(new DeviceConfig().deviceKvPages(64)
-            .deviceMambaSlots(8).hostKvPages(16).hostMambaSlots(4));
-        final MemoryL3Store store = new MemoryL3Store(device);
-        final EngineLoop loop = new EngineLoop(new CacheStateMachine(config), failing, null, device, store, 64,
-            WaitStrategyKind.BLOCKING, 16);
-        device.start(loop);
-        store.start(loop);
-        loop.start();
+        final Running running = new Running(new CacheStateMachine(CONFIG), failing);
+        final EngineLoop loop = running.loop;
         final Reply reply = new Reply(8);
         final InputRecord tick = Inputs.tick(new InputRecord(1), 0);
         for (int i = 1; i <= 4; i++)
@@ -67,9 +86,7 @@ class FailStopTest
         assertFalse(loop.publish(tick, reply, reply.next(), false), "a stopped loop accepts nothing");
         assertEquals(4, journaled.get());
         assertEquals(4, loop.appliedSequence(), "the failing input is not counted as applied");
-        store.close();
-        device.close();
-        loop.close();
+        running.close();
     }
 
     @Test
@@ -86,8 +103,6 @@ class FailStopTest
                 throw new OutOfMemoryError("simulated: no heap left for the message");
             }
         }
-        final EngineConfig config = EngineConfig.builder().pageSize(4).deviceKvPages(64).deviceMambaSlots(8)
-            .hostKvPages(16).hostMambaSlots(4).maxRequests(8).maxRequestPages(8).maxOps(32).build();
         final DocumentSink failing = (in, result, effects) ->
         {
             if (in.sequence() == 3)
@@ -95,14 +110,8 @@ class FailStopTest
                 throw new Undescribable();
             }
         };
-        final HostDeviceBackend device = new HostDeviceBackend(new DeviceConfig().deviceKvPages(64)
-            .deviceMambaSlots(8).hostKvPages(16).hostMambaSlots(4));
-        final MemoryL3Store store = new MemoryL3Store(device);
-        final EngineLoop loop = new EngineLoop(new CacheStateMachine(config), failing, null, device, store, 64,
-            WaitStrategyKind.BLOCKING, 16);
-        device.start(loop);
-        store.start(loop);
-        loop.start();
+        final Running running = new Running(new CacheStateMachine(CONFIG), failing);
+        final EngineLoop loop = running.loop;
         final Reply reply = new Reply(8);
         final InputRecord tick = Inputs.tick(new InputRecord(1), 0);
         assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
@@ -118,17 +127,13 @@ class FailStopTest
         assertEquals(EngineLoop.FAILED_WITHOUT_DETAIL, loop.failure());
         assertThrows(IllegalStateException.class, loop::checkRunning);
         assertFalse(loop.publish(tick, reply, reply.next(), false), "a stopped loop accepts nothing");
-        store.close();
-        device.close();
-        loop.close();
+        running.close();
     }
 
     @Test
     void shouldStopWhenApplyFindsAnInternalFailure()
     {
-        final EngineConfig config = EngineConfig.builder().pageSize(4).deviceKvPages(64).deviceMambaSlots(8)
-            .hostKvPages(16).hostMambaSlots(4).maxRequests(8).maxRequestPages(8).maxOps(32).build();
-        final CacheStateMachine engine = new CacheStateMachine(config);
+        final CacheStateMachine engine = new CacheStateMachine(CONFIG);
         final AtomicInteger journaled = new AtomicInteger();
         final long[] receipt = {-1};
         final java.util.Set<InputType> journaledTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -149,13 +154,8 @@ class FailStopTest
                 engine.tree().unlock(receipt[0]);
             }
         };
-        final HostDeviceBackend device = new HostDeviceBackend(new DeviceConfig().deviceKvPages(64)
-            .deviceMambaSlots(8).hostKvPages(16).hostMambaSlots(4));
-        final MemoryL3Store store = new MemoryL3Store(device);
-        final EngineLoop loop = new EngineLoop(engine, sink, null, device, store, 64, WaitStrategyKind.BLOCKING, 16);
-        device.start(loop);
-        store.start(loop);
-        loop.start();
+        final Running running = new Running(engine, sink);
+        final EngineLoop loop = running.loop;
         final Reply reply = new Reply(8);
         final InputRecord in = new InputRecord(8);
         Inputs.arrive(in.reset(), 1, 0, 4, 0);
@@ -185,9 +185,7 @@ class FailStopTest
         assertEquals(ResultCode.ENGINE_STOPPED, call(loop, reply, Inputs.tick(in.reset(), 0)),
             "every later call is refused");
         assertEquals(before, journaled.get());
-        store.close();
-        device.close();
-        loop.close();
+        running.close();
     }
 
     private static int call(final EngineLoop loop, final Reply reply, final InputRecord in)
