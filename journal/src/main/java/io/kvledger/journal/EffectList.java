@@ -288,7 +288,6 @@ public final class EffectList
         return i;
     }
 
-
     /**
      * Index of the first effect that differs from the other list, or -1 when both lists are equal.
      *

@@ -375,7 +375,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
             catch (final Throwable t)
             {
-                stop(t, "input #", in, " failed: ", reply, event.ticket);
+                stop(reason("input #", in.sequence(), in.type(), " failed: ", t), reply, event.ticket);
                 return;
             }
             record(in, result, reply, event.ticket);
@@ -391,7 +391,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
             catch (final Throwable t)
             {
-                stop(t, "journal of input #", in, " failed: ", null, 0);
+                stop(reason("journal of input #", in.sequence(), in.type(), " failed: ", t), null, 0);
                 return;
             }
             if (endOfBatch && batchEnd != null)
@@ -471,18 +471,8 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
          * document with {@link ResultCode#ENGINE_STOPPED}; side effects of documents the journal did append still
          * run, nothing else does.
          */
-        private void stop(final Throwable t, final String what, final InputRecord in, final String how,
-            final Reply reply, final long ticket)
+        private void stop(final String reason, final Reply reply, final long ticket)
         {
-            String reason = FAILED_WITHOUT_DETAIL;
-            try
-            {
-                reason = what + in.sequence() + " " + in.type() + how + t;
-            }
-            catch (final Throwable ignore)
-            {
-                // out of memory, most likely: the constant stands for the reason
-            }
             failure = reason;
             answer(reply, ticket, ResultCode.ENGINE_STOPPED);
             long appended;
@@ -520,21 +510,29 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         }
     }
 
+    /**
+     * A failure's reason, {@code prefix + number (+ " " + what) + how + cause}, or {@link #FAILED_WITHOUT_DETAIL} when
+     * building it fails (out of memory, most likely, or a cause whose description throws).
+     */
+    static String reason(final String prefix, final long number, final Object what, final String how,
+        final Throwable cause)
+    {
+        try
+        {
+            return prefix + number + (null == what ? "" : " " + what) + how + cause;
+        }
+        catch (final Throwable ignore)
+        {
+            return FAILED_WITHOUT_DETAIL;
+        }
+    }
+
     private final class FailStop implements ExceptionHandler<EngineEvent>
     {
         @Override
         public void handleEventException(final Throwable ex, final long ringSequence, final EngineEvent event)
         {
-            String reason = FAILED_WITHOUT_DETAIL;
-            try
-            {
-                reason = "engine thread failed at ring sequence " + ringSequence + ": " + ex;
-            }
-            catch (final Throwable ignore)
-            {
-                // out of memory, most likely: the constant stands for the reason
-            }
-            failure = reason;
+            failure = reason("engine thread failed at ring sequence ", ringSequence, null, ": ", ex);
             if (event != null && event.reply != null)
             {
                 event.reply.decision.resultCode = ResultCode.ENGINE_STOPPED;

@@ -39,7 +39,30 @@ public final class L3Tags
      */
     public boolean contains(final long hi, final long lo, final boolean state)
     {
-        return (state ? states : pages).find(hi, lo) >= 0;
+        return find(hi, lo, state) >= 0;
+    }
+
+    /**
+     * Where an object is, to read its tag with {@link #tagAt} without a second lookup; valid until the next put.
+     *
+     * @param hi    fingerprint, high half.
+     * @param lo    fingerprint, low half.
+     * @param state true for a recurrent state, false for a KV page.
+     * @return its slot, or -1 when it is not stored.
+     */
+    public int find(final long hi, final long lo, final boolean state)
+    {
+        return (state ? states : pages).find(hi, lo);
+    }
+
+    /**
+     * @param slot  from {@link #find}, not negative.
+     * @param state the kind {@link #find} was asked for.
+     * @return the tag stored there.
+     */
+    public long tagAt(final int slot, final boolean state)
+    {
+        return (state ? states : pages).tags[slot];
     }
 
     /**
@@ -51,9 +74,8 @@ public final class L3Tags
      */
     public long get(final long hi, final long lo, final boolean state, final long missing)
     {
-        final Table table = state ? states : pages;
-        final int slot = table.find(hi, lo);
-        return slot >= 0 ? table.tags[slot] : missing;
+        final int slot = find(hi, lo, state);
+        return slot >= 0 ? tagAt(slot, state) : missing;
     }
 
     /** @return objects stored, pages and states together. */

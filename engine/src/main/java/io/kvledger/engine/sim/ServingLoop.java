@@ -41,7 +41,7 @@ import java.util.SplittableRandom;
  */
 public final class ServingLoop implements EnginePort.OpListener
 {
-    /** Retractions chaos makes of one request at most (see {@link #mayRetract}). */
+    /** Retractions chaos makes of one request at most (see {@link #chaosRetract}). */
     static final int MAX_CHAOS_RETRACTS = 64;
 
     /** One detected corruption. */
@@ -423,9 +423,8 @@ public final class ServingLoop implements EnginePort.OpListener
             abort(a);
             return true;
         }
-        if (roll(o.retractQueuedRate) && mayRetract(a) && retract(a))
+        if (roll(o.retractQueuedRate) && chaosRetract(a))
         {
-            a.chaosRetracts++;
             retracted.add(a);
             return true;
         }
@@ -468,9 +467,8 @@ public final class ServingLoop implements EnginePort.OpListener
                 continue;
             }
             final double retractRate = launched ? o.retractLaunchedRate : a.started ? 0 : o.retractReadyRate;
-            if (roll(retractRate) && mayRetract(a) && retract(a))
+            if (roll(retractRate) && chaosRetract(a))
             {
-                a.chaosRetracts++;
                 admitted.remove(i--);
                 waiting.addFirst(a);
             }
@@ -488,15 +486,22 @@ public final class ServingLoop implements EnginePort.OpListener
     }
 
     /**
-     * Whether chaos may retract the request once more. A retracted request goes back to the head of the queue, so a
-     * request whose load or copy-on-write is retracted at each try can hold the slots every other request waits for
-     * for ever: a livelock of the chaos, not of the controller (explore seed 622059 retracted one request 499 times
-     * and no request finished after it). After {@link #MAX_CHAOS_RETRACTS} retractions chaos leaves it alone; the
-     * random draw is still made, so a run in which no request reaches the cap is unchanged.
+     * Retract the request for chaos, unless chaos already did so {@link #MAX_CHAOS_RETRACTS} times. A retracted
+     * request goes back to the head of the queue, so a request whose load or copy-on-write is retracted at each try
+     * can hold the slots every other request waits for for ever: a livelock of the chaos, not of the controller
+     * (explore seed 622059 retracted one request 499 times and no request finished after it). The caller makes its
+     * random draw first, so a run in which no request reaches the cap is unchanged.
+     *
+     * @return whether the controller took the retract.
      */
-    private static boolean mayRetract(final Active a)
+    private boolean chaosRetract(final Active a)
     {
-        return a.chaosRetracts < MAX_CHAOS_RETRACTS;
+        if (a.chaosRetracts >= MAX_CHAOS_RETRACTS || !retract(a))
+        {
+            return false;
+        }
+        a.chaosRetracts++;
+        return true;
     }
 
     /** @return whether the controller took the retract (it refuses one once the request has run a chunk). */

@@ -318,14 +318,13 @@ public final class SimulatedPort implements EnginePort
             for (int m = 0; m < ops.moveCount(o); m++)
             {
                 final boolean isState = ops.dstPool(o, m) == Pool.HOST_MAMBA.value();
-                final long hi = ops.keyHi(o, m);
-                final long lo = ops.keyLo(o, m);
-                if (!store.contains(hi, lo, isState))
+                final int slot = store.find(ops.keyHi(o, m), ops.keyLo(o, m), isState);
+                if (slot < 0)
                 {
                     broken |= !isState;
                     continue;
                 }
-                data.tag(ops.dstPool(o, m), ops.dstSlot(o, m), store.get(hi, lo, isState, 0));
+                data.tag(ops.dstPool(o, m), ops.dstSlot(o, m), store.tagAt(slot, isState));
                 movedBytes += isState ? config.mambaStateBytes() : config.kvPageBytes();
                 if (isState)
                 {

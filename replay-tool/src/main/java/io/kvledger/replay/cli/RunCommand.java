@@ -337,7 +337,8 @@ final class RunCommand implements Callable<Integer>
         final KvLedgerOptions probe = options(Path.of("kvledger-out"));
         final boolean directPools = !deterministic && device == DeviceKind.HOST;
         final RunLimits.HeldStore held = deterministic ? RunLimits.HeldStore.TAGS :
-            "memory".equalsIgnoreCase(store) ? RunLimits.HeldStore.CONTENTS : RunLimits.HeldStore.NONE;
+            storeKind(store) == KvLedgerOptions.StoreKind.MEMORY ? RunLimits.HeldStore.CONTENTS :
+            RunLimits.HeldStore.NONE;
         RunLimits.checkMemory(probe.config, workload, requests, promptTokens, extendTokens, held,
             directPools ? Flags.maxDirectMemory() : Long.MAX_VALUE, Runtime.getRuntime().maxMemory());
         if (!deterministic && "file".equalsIgnoreCase(store))
