@@ -154,7 +154,10 @@ final class Admission extends Flow
                 effects.waited(requestId, Reason.PREFETCH_PENDING);
                 return ResultCode.NOT_ADMITTED;
             }
-            effects.holdDropped(requestId, Reason.FETCH_ABANDONED, 0);
+            // Rules 2 say how many pages the abandoned fetch was bringing; rules 1 wrote 0.
+            effects.holdDropped(requestId, Reason.FETCH_ABANDONED, config.admissionRules() >= 2 ?
+                ops.pagesMoved[ops.slotOf(requests.fetchOp[r])] : 0);
+            counters.drops++;
             requests.fetchOp[r] = NONE;
         }
         if (current == RequestState.WAITING && (requests.queryOp[r] != NONE || requests.parkPages[r] > 0) &&
@@ -176,6 +179,7 @@ final class Admission extends Flow
             // Past the prefetch-policy gate with a hit still parked for staging (best_effort at once, timeout once
             // its deadline passed): the request goes on without it, and the journal says so.
             effects.holdDropped(requestId, Reason.FETCH_ABANDONED, requests.parkPages[r]);
+            counters.drops++;
         }
         read.unpark(r);
         requests.queryOp[r] = NONE;
@@ -237,9 +241,26 @@ final class Admission extends Flow
         }
         if (policy == PrefetchPolicy.TIMEOUT)
         {
-            return state.nowNs - requests.arrivalNs[r] >= config.prefetchTimeoutNs();
+            return state.nowNs - requests.arrivalNs[r] >= prefetchTimeoutNs(r);
         }
         return true;
+    }
+
+    /**
+     * The timeout policy's limit for the request's prefetch: the base plus the time per 1,024 tokens of the hit being
+     * fetched (or parked for staging; none while its L3 query is unanswered), as SGLang's
+     * {@code prefetch_timeout_base + prefetch_timeout_per_ki_token * tokens / 1024}.
+     */
+    private long prefetchTimeoutNs(final int r)
+    {
+        final long perKi = config.prefetchTimeoutPerKiNs();
+        if (perKi == 0)
+        {
+            return config.prefetchTimeoutNs();
+        }
+        final long fetch = requests.fetchOp[r];
+        final long pages = fetch != NONE ? ops.pagesMoved[ops.slotOf(fetch)] : requests.parkPages[r];
+        return config.prefetchTimeoutNs() + perKi * pages * config.pageSize() / 1024;
     }
 
     /** Match the device, splice the hold if there is one, and fill the plan's depths. */
@@ -342,15 +363,32 @@ final class Admission extends Flow
                 return staged ? defer(r, c.gateReason()) : waitFor(r, c.gateReason());
             }
         }
-        final long extendTokens = (long)plan.computePages * config.pageSize() + requests.tailTokens[r];
-        final long totalTokens = extendTokens + requests.maxNewTokens[r];
-        if (totalTokens > state.passTokens)
+        if (config.admissionRules() >= 2)
         {
-            return waitFor(r, Reason.TOKEN_BUDGET);
+            // As SGLang's add_one_req: the total (a memory estimate) counts every token past the device prefix,
+            // loaded ones included, the clipped max new tokens and a page; the input cap counts the tokens to
+            // compute in whole pages; both wait at the budget, not only past it.
+            final long inputTokens = pagedInputTokens(r);
+            if (totalTokens(r, false) >= state.passTokens)
+            {
+                return waitFor(r, Reason.TOKEN_BUDGET);
+            }
+            if (state.passAdmitted > 0 && inputTokens >= state.passInputTokens)
+            {
+                return waitFor(r, Reason.INPUT_BUDGET);
+            }
         }
-        if (state.passAdmitted > 0 && extendTokens > state.passInputTokens)
+        else
         {
-            return waitFor(r, Reason.INPUT_BUDGET);
+            final long extendTokens = extendTokens(r);
+            if (extendTokens + requests.maxNewTokens[r] > state.passTokens)
+            {
+                return waitFor(r, Reason.TOKEN_BUDGET);
+            }
+            if (state.passAdmitted > 0 && extendTokens > state.passInputTokens)
+            {
+                return waitFor(r, Reason.INPUT_BUDGET);
+            }
         }
         if (state.passChunkTokens <= 0)
         {
@@ -608,12 +646,45 @@ final class Admission extends Flow
         requests.cachedPages[r] = depth;
     }
 
+    /** The request's uncached tokens: the pages it computes and its tail. */
+    private long extendTokens(final int r)
+    {
+        return (long)plan.computePages * config.pageSize() + requests.tailTokens[r];
+    }
+
+    /** The uncached tokens rounded up to whole pages (SGLang's {@code ceil_paged_tokens}). */
+    private long pagedInputTokens(final int r)
+    {
+        final long page = config.pageSize();
+        return (extendTokens(r) + page - 1) / page * page;
+    }
+
+    /**
+     * Rules 2: the tokens past the device prefix (loaded and computed; in whole pages when {@code paged}, as the
+     * budget is debited), max new tokens clipped, and a page.
+     */
+    private long totalTokens(final int r, final boolean paged)
+    {
+        return (long)plan.loadPages * config.pageSize() + (paged ? pagedInputTokens(r) : extendTokens(r)) +
+            Math.min(requests.maxNewTokens[r], EngineConfig.CLIP_MAX_NEW_TOKENS) + config.pageSize();
+    }
+
     private void markAdmitted(final int r, final RequestState from)
     {
-        final long extendTokens = (long)plan.computePages * config.pageSize() + requests.tailTokens[r];
-        state.passTokens -= extendTokens + requests.maxNewTokens[r];
-        state.passInputTokens -= extendTokens;
-        state.passChunkTokens -= extendTokens;
+        if (config.admissionRules() >= 2)
+        {
+            final long inputTokens = pagedInputTokens(r);
+            state.passTokens -= totalTokens(r, true);
+            state.passInputTokens -= inputTokens;
+            state.passChunkTokens -= inputTokens;
+        }
+        else
+        {
+            final long extendTokens = extendTokens(r);
+            state.passTokens -= extendTokens + requests.maxNewTokens[r];
+            state.passInputTokens -= extendTokens;
+            state.passChunkTokens -= extendTokens;
+        }
         state.passAdmitted++;
         state.running++;
         effects.requestState(requests.id[r], from, RequestState.ADMITTED);

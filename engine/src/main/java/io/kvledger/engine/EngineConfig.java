@@ -14,6 +14,9 @@ public final class EngineConfig
     /** Version string written into journal headers. */
     public static final String KVLEDGER_VERSION = "0.1.0";
 
+    /** Max new tokens counted by the token gate, at most (SGLang's {@code CLIP_MAX_NEW_TOKENS}; rules 2). */
+    public static final long CLIP_MAX_NEW_TOKENS = 4096;
+
     private final int pageSize;
     private final int deviceKvPages;
     private final int deviceMambaSlots;
@@ -26,6 +29,8 @@ public final class EngineConfig
     private final int prefetchThresholdPages;
     private final PrefetchPolicy prefetchPolicy;
     private final long prefetchTimeoutNs;
+    private final long prefetchTimeoutPerKiNs;
+    private final int admissionRules;
     private final boolean hybrid;
     private final DeviceKind deviceKind;
     private final int kvPageBytes;
@@ -49,6 +54,8 @@ public final class EngineConfig
         prefetchThresholdPages = b.prefetchThresholdPages;
         prefetchPolicy = b.prefetchPolicy;
         prefetchTimeoutNs = b.prefetchTimeoutNs;
+        prefetchTimeoutPerKiNs = b.prefetchTimeoutPerKiNs;
+        admissionRules = b.admissionRules;
         hybrid = b.hybrid;
         deviceKind = b.deviceKind;
         kvPageBytes = b.kvPageBytes;
@@ -81,6 +88,8 @@ public final class EngineConfig
         b.prefetchThresholdPages = prefetchThresholdPages;
         b.prefetchPolicy = prefetchPolicy;
         b.prefetchTimeoutNs = prefetchTimeoutNs;
+        b.prefetchTimeoutPerKiNs = prefetchTimeoutPerKiNs;
+        b.admissionRules = admissionRules;
         b.hybrid = hybrid;
         b.deviceKind = deviceKind;
         b.kvPageBytes = kvPageBytes;
@@ -106,6 +115,7 @@ public final class EngineConfig
             .prefetchThresholdPages(prefetchThresholdPages).prefetchPolicy(prefetchPolicy)
             .prefetchTimeoutNs(prefetchTimeoutNs).hybrid(hybrid).deviceKind(deviceKind).kvPageBytes(kvPageBytes)
             .mambaStateBytes(mambaStateBytes).faultMask(faultMask).maxNodes(maxNodes).maxOps(maxOps)
+            .prefetchTimeoutPerKiNs(prefetchTimeoutPerKiNs).admissionRules(admissionRules)
             .kvledgerVersion(KVLEDGER_VERSION);
     }
 
@@ -130,6 +140,8 @@ public final class EngineConfig
         b.prefetchThresholdPages = h.prefetchThresholdPages();
         b.prefetchPolicy = h.prefetchPolicy();
         b.prefetchTimeoutNs = h.prefetchTimeoutNs();
+        b.prefetchTimeoutPerKiNs = h.prefetchTimeoutPerKiNs();
+        b.admissionRules = h.admissionRules();
         b.hybrid = h.hybrid();
         b.deviceKind = h.deviceKind();
         b.kvPageBytes = h.kvPageBytes();
@@ -201,6 +213,36 @@ public final class EngineConfig
         return prefetchTimeoutNs;
     }
 
+    /**
+     * @return the timeout policy's time per 1,024 tokens being fetched, on top of {@link #prefetchTimeoutNs()}
+     * (SGLang: 1 s plus 0.25 s per 1Ki tokens); 0 for journals written before it existed.
+     */
+    public long prefetchTimeoutPerKiNs()
+    {
+        return prefetchTimeoutPerKiNs;
+    }
+
+    /**
+     * The version of the admission rules applied; a journal replays under the rules it was written with.
+     * <ul>
+     * <li>1 (journals of schema version 3 and older): total = uncached tokens + max new tokens, waits when over the
+     * pass's token budget; a non-first request waits when its uncached tokens are over the input budget; a chunk's
+     * fresh tracking slot may be missing when none can be had.</li>
+     * <li>2 (default), as SGLang's {@code PrefillAdder.add_one_req}: total = uncached tokens + min(max new tokens,
+     * {@link #CLIP_MAX_NEW_TOKENS}) + page size, waits when at or over the token budget; a non-first request waits
+     * when its uncached tokens rounded up to whole pages are at or over the input budget; the budgets are debited
+     * by those paged tokens (and the page); a chunk keeps its tracking slot, placing no checkpoint, when no fresh
+     * one can be had, so a request never loses its tracking slot. The Mamba gap reserve of the total is 0: the
+     * Mamba pool is its own pool here, not carved out of the KV pool (the domain's unified-pool case).</li>
+     * </ul>
+     *
+     * @return 1 or 2.
+     */
+    public int admissionRules()
+    {
+        return admissionRules;
+    }
+
     public boolean hybrid()
     {
         return hybrid;
@@ -265,6 +307,8 @@ public final class EngineConfig
         private int prefetchThresholdPages = 4;
         private PrefetchPolicy prefetchPolicy = PrefetchPolicy.BEST_EFFORT;
         private long prefetchTimeoutNs = 1_000_000_000L;
+        private long prefetchTimeoutPerKiNs = 250_000_000L;
+        private int admissionRules = JournalHeader.LATEST_ADMISSION_RULES;
         private boolean hybrid = true;
         private DeviceKind deviceKind = DeviceKind.HOST;
         private int kvPageBytes = 4096;
@@ -343,6 +387,18 @@ public final class EngineConfig
         public Builder prefetchTimeoutNs(final long v)
         {
             prefetchTimeoutNs = v;
+            return this;
+        }
+
+        public Builder prefetchTimeoutPerKiNs(final long v)
+        {
+            prefetchTimeoutPerKiNs = v;
+            return this;
+        }
+
+        public Builder admissionRules(final int v)
+        {
+            admissionRules = v;
             return this;
         }
 
@@ -425,6 +481,9 @@ public final class EngineConfig
                 "mambaStateBytes must be a positive multiple of 8");
             require(maxOps >= 16, "maxOps must be >= 16");
             require(prefetchTimeoutNs >= 0, "prefetchTimeoutNs must be >= 0");
+            require(prefetchTimeoutPerKiNs >= 0, "prefetchTimeoutPerKiNs must be >= 0");
+            require(admissionRules >= 1 && admissionRules <= JournalHeader.LATEST_ADMISSION_RULES,
+                "admissionRules must be 1 to " + JournalHeader.LATEST_ADMISSION_RULES);
             require((long)maxOps * (maxRequestPages + 4L) <= Integer.MAX_VALUE,
                 "maxOps * (maxRequestPages + 4) must fit one array (the op table's moves): " + maxOps + " * " +
                     (maxRequestPages + 4L));

@@ -347,6 +347,12 @@ final class MambaComponent implements TreeComponent
         final int t = tracking[request * 2];
         if (node != NONE && t != NONE)
         {
+            if (!finish && tree.mambaSlot(node) == NONE && !freshTrackingSlotAvailable())
+            {
+                // Rules 2: donating the tracking slot would leave the request without one (no slot free or
+                // evictable for its replacement); it keeps it and this chunk places no checkpoint.
+                return;
+            }
             if (tree.mambaSlot(node) == NONE)
             {
                 EngineBugException.check(tree.attachMamba(node, t), "attach of Mamba slot to node", node, t);
@@ -376,6 +382,21 @@ final class MambaComponent implements TreeComponent
         {
             release(request, false);
         }
+    }
+
+    /**
+     * Whether a chunk may donate its tracking slot: always under rules 1 (which let the replacement be missing);
+     * under rules 2 only when a replacement is free or can be evicted for (evicting it now, as the allocation after
+     * the donation would).
+     */
+    private boolean freshTrackingSlotAvailable()
+    {
+        if (config.admissionRules() < 2 || pool.freeCount() > 0)
+        {
+            return true;
+        }
+        tree.evictMamba(1, ignoreOpLocks);
+        return pool.freeCount() > 0;
     }
 
     @Override

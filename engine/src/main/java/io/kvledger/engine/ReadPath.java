@@ -204,6 +204,7 @@ final class ReadPath extends Flow
             if (present > 0)
             {
                 effects.holdDropped(requestId, Reason.NO_CHECKPOINT, present);
+                counters.drops++;
             }
             state.unpinPrefix(r);
             return ResultCode.OK;

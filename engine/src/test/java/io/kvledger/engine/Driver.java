@@ -20,6 +20,8 @@ final class Driver
     final CacheStateMachine engine;
     final InputRecord in;
     final EffectList last = new EffectList(64);
+    /** Time stamped on the next inputs; negative for one millisecond per sequence. */
+    long nowNs = -1;
     private long sequence;
     private final boolean verify;
 
@@ -32,7 +34,8 @@ final class Driver
 
     int apply(final InputRecord input)
     {
-        input.sequence(++sequence).timestampNs(sequence * 1_000_000L);
+        ++sequence;
+        input.sequence(sequence).timestampNs(nowNs >= 0 ? nowNs : sequence * 1_000_000L);
         final int result = engine.apply(input);
         last.clear();
         for (int i = 0; i < engine.effects().size(); i++)
@@ -55,7 +58,14 @@ final class Driver
     /** Arrive in a namespace; the fingerprints depend on {@code seed} only, as a caller passing its own would. */
     long arrive(final long request, final long seed, final int pages, final long namespace)
     {
-        Inputs.arrive(in.reset(), request, 0, 8, namespace);
+        return arrive(request, seed, pages, 0, 8, namespace);
+    }
+
+    /** Arrive with a tail of tokens after the full pages and a max of new tokens. */
+    long arrive(final long request, final long seed, final int pages, final long tail, final long maxNewTokens,
+        final long namespace)
+    {
+        Inputs.arrive(in.reset(), request, tail, maxNewTokens, namespace);
         for (int i = 0; i < pages; i++)
         {
             in.addFingerprint(seed * 1_000_003L + i, (seed << 20) ^ (i * 0x9E3779B97F4A7C15L));
@@ -149,7 +159,13 @@ final class Driver
 
     void passBegin()
     {
-        check(apply(Inputs.passBegin(in.reset(), 64, 1 << 30, 1 << 30, 1 << 30)), ResultCode.OK);
+        passBegin(1 << 30, 1 << 30, 1 << 30);
+    }
+
+    /** Begin a pass with these token, input-token and chunk-token budgets. */
+    void passBegin(final long tokens, final long inputTokens, final long chunkTokens)
+    {
+        check(apply(Inputs.passBegin(in.reset(), 64, tokens, inputTokens, chunkTokens)), ResultCode.OK);
     }
 
     void passEnd()

@@ -220,7 +220,10 @@ public final class JournalAdapter
         final DirectBuffer buffer, final int bodyOffset, final int end, final int blockLength)
     {
         final int lengthFieldSize = JournalHeaderDecoder.kvledgerVersionHeaderLength();
-        if (blockLength < JournalHeaderDecoder.BLOCK_LENGTH || bodyOffset + blockLength + lengthFieldSize > end)
+        // Schema version 4 added fields at the end of the block: an older header's block ends before them.
+        final int minimumBlock = schemaVersion >= 4 ? JournalHeaderDecoder.BLOCK_LENGTH :
+            JournalHeaderDecoder.admissionRulesEncodingOffset();
+        if (blockLength < minimumBlock || bodyOffset + blockLength + lengthFieldSize > end)
         {
             return structure("JournalHeader block length " + blockLength + " does not fit the frame");
         }
@@ -259,6 +262,17 @@ public final class JournalAdapter
             .faultMask(decoder.faults().getRaw())
             .maxNodes(decoder.maxNodes())
             .maxOps(decoder.maxOps());
+        final int rules = decoder.admissionRules();
+        final long perKi = decoder.prefetchTimeoutPerKiNs();
+        header.admissionRules(rules == JournalHeaderDecoder.admissionRulesNullValue() ? 1 : rules)
+            .prefetchTimeoutPerKiNs(perKi == JournalHeaderDecoder.prefetchTimeoutPerKiNsNullValue() ? 0 : perKi);
+        if (header.admissionRules() < 1 || header.admissionRules() > JournalHeader.LATEST_ADMISSION_RULES ||
+            header.prefetchTimeoutPerKiNs() < 0)
+        {
+            return value("JournalHeader admissionRules " + header.admissionRules() + " (this build knows 1 to " +
+                JournalHeader.LATEST_ADMISSION_RULES + ") or prefetchTimeoutPerKiNs " +
+                header.prefetchTimeoutPerKiNs() + " out of range");
+        }
 
         final long versionLength = decoder.kvledgerVersionLength() & 0xFFFF_FFFFL;
         if (decoder.limit() + lengthFieldSize + versionLength + lengthFieldSize > end)

@@ -99,6 +99,8 @@ public final class JournalEncoder
         encoder
             .maxNodes(header.maxNodes())
             .maxOps(header.maxOps())
+            .admissionRules(header.admissionRules())
+            .prefetchTimeoutPerKiNs(header.prefetchTimeoutPerKiNs())
             .kvledgerVersion(null == header.kvledgerVersion() ? "" : header.kvledgerVersion())
             .label(null == header.label() ? "" : header.label());
 

@@ -10,6 +10,9 @@ import io.kvledger.journal.codec.PrefetchPolicy;
  */
 public final class JournalHeader
 {
+    /** The newest admission rules this build applies and reads ({@link #admissionRules()}). */
+    public static final int LATEST_ADMISSION_RULES = 2;
+
     private long createdNs;
     private long seed;
     private int pageSize;
@@ -31,6 +34,8 @@ public final class JournalHeader
     private long faultMask;
     private int maxNodes;
     private int maxOps;
+    private int admissionRules = 1;
+    private long prefetchTimeoutPerKiNs;
     private String kvledgerVersion = "";
     private String label = "";
 
@@ -63,6 +68,8 @@ public final class JournalHeader
         faultMask = other.faultMask;
         maxNodes = other.maxNodes;
         maxOps = other.maxOps;
+        admissionRules = other.admissionRules;
+        prefetchTimeoutPerKiNs = other.prefetchTimeoutPerKiNs;
         kvledgerVersion = other.kvledgerVersion;
         label = other.label;
         return this;
@@ -301,6 +308,37 @@ public final class JournalHeader
     public JournalHeader maxOps(final int maxOps)
     {
         this.maxOps = maxOps;
+        return this;
+    }
+
+    /**
+     * @return the version of the admission rules the journal was written under: 1 for every journal of schema
+     * version 3 or older (the field did not exist), 2 since the token and input gates follow SGLang's
+     * {@code add_one_req} ({@code EngineConfig#admissionRules}).
+     */
+    public int admissionRules()
+    {
+        return admissionRules;
+    }
+
+    public JournalHeader admissionRules(final int admissionRules)
+    {
+        this.admissionRules = admissionRules;
+        return this;
+    }
+
+    /**
+     * @return the timeout prefetch policy's time per 1,024 tokens being fetched, on top of
+     * {@link #prefetchTimeoutNs()}; 0 in journals of schema version 3 or older.
+     */
+    public long prefetchTimeoutPerKiNs()
+    {
+        return prefetchTimeoutPerKiNs;
+    }
+
+    public JournalHeader prefetchTimeoutPerKiNs(final long prefetchTimeoutPerKiNs)
+    {
+        this.prefetchTimeoutPerKiNs = prefetchTimeoutPerKiNs;
         return this;
     }
 

@@ -149,7 +149,8 @@ public final class JournalPrinter implements JournalListener
             " maxNodes=" + header.maxNodes() + " maxOps=" + header.maxOps() +
             " maxStagedDefers=" + header.maxStagedDefers() + '\n' +
             "prefetch: policy=" + header.prefetchPolicy() + " thresholdPages=" + header.prefetchThresholdPages() +
-            " timeoutNs=" + header.prefetchTimeoutNs() + '\n' +
+            " timeoutNs=" + header.prefetchTimeoutNs() + " timeoutPerKiNs=" + header.prefetchTimeoutPerKiNs() + '\n' +
+            "admission rules: " + header.admissionRules() + '\n' +
             "device: " + header.deviceKind() + " hybrid=" + header.hybrid() + " kvPageBytes=" + header.kvPageBytes() +
             " mambaStateBytes=" + header.mambaStateBytes() + '\n' +
             "faults: " + faultNames(header.faultMask()) + '\n';

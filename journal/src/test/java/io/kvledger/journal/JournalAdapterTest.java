@@ -207,7 +207,7 @@ class JournalAdapterTest
 
         final int v2 = RawJournal.documentFrame(buffer, 5);
         assertEquals(FrameStatus.DOCUMENT, adapter.decode(buffer, 0, v2));
-        assertEquals(3, adapter.schemaVersion());
+        assertEquals(4, adapter.schemaVersion());
         assertTrue(v2 < v1, "compact " + v2 + " bytes, fixed " + v1);
         assertEquals(-1, fromV1.firstDifference(adapter.effects()));
         assertTrue(inputV1.sameAs(adapter.input()));

@@ -64,6 +64,8 @@ final class JournalTestData
             .faultMask(random.nextLong())
             .maxNodes(random.nextInt())
             .maxOps(random.nextInt())
+            .admissionRules(1 + random.nextInt(JournalHeader.LATEST_ADMISSION_RULES))
+            .prefetchTimeoutPerKiNs(random.nextInt(1 << 30))
             .kvledgerVersion("0.1.0-test+" + Long.toHexString(random.nextLong()))
             .label("seed " + seed + " \u00e9\u00e8 \u2603");
     }
@@ -146,6 +148,8 @@ final class JournalTestData
         assertEquals(expected.faultMask(), actual.faultMask());
         assertEquals(expected.maxNodes(), actual.maxNodes());
         assertEquals(expected.maxOps(), actual.maxOps());
+        assertEquals(expected.admissionRules(), actual.admissionRules());
+        assertEquals(expected.prefetchTimeoutPerKiNs(), actual.prefetchTimeoutPerKiNs());
         assertEquals(expected.kvledgerVersion(), actual.kvledgerVersion());
         assertEquals(expected.label(), actual.label());
     }

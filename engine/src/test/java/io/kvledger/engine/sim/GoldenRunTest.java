@@ -4,6 +4,7 @@ import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.codec.PrefetchPolicy;
 import org.junit.jupiter.api.Test;
 
@@ -24,12 +25,32 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * state hash for fixed seeds and configurations, pinned in {@code src/test/resources/golden/runs.txt}. A refactor
  * must leave them identical; a change of behaviour regenerates them on purpose with
  * {@code -Dkvledger.golden.update=true} and says why in its commit.
+ * <p>
+ * The same runs under admission rules 1 (the rules of every journal written before schema version 4, no timeout
+ * term per fetched token) are pinned in {@code runs-rules1.txt}, never regenerated: they were recorded before rules
+ * 2 existed, so old journals keep replaying exactly as they were written.
  */
 class GoldenRunTest
 {
     private static final Path GOLDEN = Path.of("src", "test", "resources", "golden", "runs.txt");
+    private static final Path GOLDEN_RULES_1 = Path.of("src", "test", "resources", "golden", "runs-rules1.txt");
 
     private record Case(String name, EngineConfig config, WorkloadOptions workload) { }
+
+    private static List<Case> cases(final int rules)
+    {
+        final List<Case> cases = new ArrayList<>();
+        for (final Case c : cases())
+        {
+            final EngineConfig.Builder config = c.config().toBuilder().admissionRules(rules);
+            if (rules == 1)
+            {
+                config.prefetchTimeoutPerKiNs(0);
+            }
+            cases.add(new Case(c.name(), config.build(), c.workload()));
+        }
+        return cases;
+    }
 
     private static List<Case> cases()
     {
@@ -103,10 +124,23 @@ class GoldenRunTest
     }
 
     @Test
+    void shouldReproduceTheRulesOneRunsOfEveryOlderJournal() throws IOException, NoSuchAlgorithmException
+    {
+        final List<String> actual = new ArrayList<>();
+        for (final Case c : cases(1))
+        {
+            actual.add(run(c));
+        }
+        assertEquals(String.join("\n", Files.readAllLines(GOLDEN_RULES_1, StandardCharsets.UTF_8)),
+            String.join("\n", actual), "the rules-1 runs changed: journals written before rules 2 would no longer " +
+            "replay as written");
+    }
+
+    @Test
     void shouldReproduceTheGoldenJournalsAndStateHashes() throws IOException, NoSuchAlgorithmException
     {
         final List<String> actual = new ArrayList<>();
-        for (final Case c : cases())
+        for (final Case c : cases(JournalHeader.LATEST_ADMISSION_RULES))
         {
             actual.add(run(c));
         }

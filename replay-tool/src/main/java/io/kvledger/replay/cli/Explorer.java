@@ -129,12 +129,14 @@ final class Explorer
             4 * requestPages, 8 * requestPages, 8 * requestPages, 64 * requestPages}));
         final int hostMamba = pick(r, new int[]{2, 3, 4, 8, 64});
         final PrefetchPolicy policy = PrefetchPolicy.values()[r.nextInt(3)];
+        // The timeout's term per 1,024 fetched tokens keeps the default's ratio to the base (0.25 s to 1 s).
+        final long timeoutNs = 250_000L * (1 + r.nextInt(40));
         final EngineConfig.Builder b = EngineConfig.builder().pageSize(pageSize).deviceKvPages(kvPages)
             .deviceMambaSlots(mambaSlots).hostKvPages(hostKv).hostMambaSlots(hostMamba).trackingSlots(tracking)
             .maxRequests(maxRequests).maxRequestPages(requestPages).prefetchPolicy(policy)
-            .prefetchTimeoutNs(250_000L * (1 + r.nextInt(40))).maxStagedDefers(pick(r, new int[]{1, 2, 4, 32}))
-            .prefetchThresholdPages(r.nextInt(3)).maxOps(pick(r, new int[]{16, 32, 256})).seed(seed)
-            .faultMask(faultMask);
+            .prefetchTimeoutNs(timeoutNs).prefetchTimeoutPerKiNs(timeoutNs / 4)
+            .maxStagedDefers(pick(r, new int[]{1, 2, 4, 32})).prefetchThresholdPages(r.nextInt(3))
+            .maxOps(pick(r, new int[]{16, 32, 256})).seed(seed).faultMask(faultMask);
         c.engine = b.build();
 
         final WorkloadOptions w = c.workload;
