@@ -166,6 +166,12 @@ public final class CacheStateMachine
         return ops.size();
     }
 
+    /** @return ops launched whose completion has not been applied (queued ones launch at the pass's end). */
+    public int launchedOps()
+    {
+        return ops.launchedCount();
+    }
+
     /** @return L3 hits parked until host staging frees (read-only, for live counters). */
     public int parkedHits()
     {

@@ -53,6 +53,8 @@ public final class OpTable
     private final Long2LongHashMap slotById;
     private final int[] freeSlots;
     private int freeTop;
+    /** Ops in the LAUNCHED state: their completions are still to come. */
+    private int launched;
     private long nextId = 1;
 
     final long[] id;
@@ -114,6 +116,12 @@ public final class OpTable
         return maxOps - freeTop;
     }
 
+    /** @return ops launched and not yet completed (queued ones launch only at the pass's end). */
+    int launchedCount()
+    {
+        return launched;
+    }
+
     int maxMoves()
     {
         return maxMoves;
@@ -166,6 +174,7 @@ public final class OpTable
                 STATE_NAMES[to] + " is not a legal op transition");
         }
         state[slot] = to;
+        launched += (to == LAUNCHED ? 1 : 0) - (from == LAUNCHED ? 1 : 0);
         effects.opEvent(EFFECT_OF[to], id[slot], kind[slot]);
     }
 
@@ -203,6 +212,10 @@ public final class OpTable
 
     void remove(final int slot)
     {
+        if (state[slot] == LAUNCHED)
+        {
+            launched--;
+        }
         slotById.remove(id[slot]);
         id[slot] = NONE;
         kind[slot] = null;

@@ -25,6 +25,8 @@ public final class ResultCode
     public static final int BAD_REQUEST_SIZE = -1006;
     /** A pass is already open. */
     public static final int PASS_OPEN = -1007;
+    /** An input the engine cannot take at all (no input type); refused before the ring, never journaled. */
+    public static final int BAD_INPUT = -1008;
 
     /** The slot transition is not in the legal-transition table. */
     public static final int SLOT_ILLEGAL_TRANSITION = -2001;
@@ -83,6 +85,7 @@ public final class ResultCode
             case TOO_MANY_REQUESTS: return "TOO_MANY_REQUESTS";
             case BAD_REQUEST_SIZE: return "BAD_REQUEST_SIZE";
             case PASS_OPEN: return "PASS_OPEN";
+            case BAD_INPUT: return "BAD_INPUT";
             case SLOT_ILLEGAL_TRANSITION: return "SLOT_ILLEGAL_TRANSITION";
             case SLOT_UNKNOWN: return "SLOT_UNKNOWN";
             case SLOT_POOL_EXHAUSTED: return "SLOT_POOL_EXHAUSTED";

@@ -3,8 +3,9 @@ package io.kvledger.engine.runtime;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Single-producer single-consumer queue of finished loads and copies (op id and outcome packed into a long):
- * the engine thread offers after applying the ack, the serving thread polls. Allocation-free; when full the
+ * Single-producer multi-consumer queue of finished loads and copies (op id and outcome packed into a long):
+ * the engine thread offers after applying the ack, the serving threads poll (each notification is taken by
+ * exactly one of them). Allocation-free; when full the
  * oldest notifications are kept and later ones counted as dropped (a serving loop that never polls cannot stall
  * the engine).
  */
@@ -50,14 +51,20 @@ public final class CompletionQueue
      */
     public long poll()
     {
-        final long h = head.get();
-        if (h == tail.get())
+        while (true)
         {
-            return -1;
+            final long h = head.get();
+            if (h == tail.get())
+            {
+                return -1;
+            }
+            final long value = buffer[(int)(h & mask)];
+            // The value read is this slot's only while head is still h: claim it, or another poller did.
+            if (head.compareAndSet(h, h + 1))
+            {
+                return value;
+            }
         }
-        final long value = buffer[(int)(h & mask)];
-        head.lazySet(h + 1);
-        return value;
     }
 
     /** @return notifications dropped because nobody polled. */

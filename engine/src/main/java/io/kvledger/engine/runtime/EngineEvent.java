@@ -8,9 +8,17 @@ import io.kvledger.journal.InputRecord;
  */
 public final class EngineEvent
 {
+    /** An input to apply. */
+    static final byte INPUT = 0;
+    /** Close's barrier: every input before it is applied and journaled when it is answered. */
+    static final byte BARRIER = 1;
+    /** An input that could not be copied into the slot: answered, never applied. */
+    static final byte UNREADABLE = 2;
+
     final InputRecord input;
     Reply reply;
     long ticket;
+    byte kind;
 
     EngineEvent(final int maxFingerprints)
     {

@@ -58,7 +58,12 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     private final CompletionQueue completions;
     private final PendingSideEffects pending;
     private final long epochNs = System.nanoTime();
+    /** What {@link #publish} returns when the input is in the ring. */
+    static final int PUBLISHED = 0;
+
     private volatile boolean running;
+    /** Callers' inputs are taken (until {@link #stopInputs}); completions are taken while {@link #running}. */
+    private volatile boolean accepting;
     private volatile boolean closed;
     private volatile String failure;
     /**
@@ -68,6 +73,10 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
      */
     static final String FAILED_WITHOUT_DETAIL = "engine thread failed (no detail: building the message failed too)";
     private volatile int inFlightOps;
+    private volatile int launchedOps;
+    private final int maxPages;
+    /** Engine thread: close's barrier passed; callers' inputs after it are answered ENGINE_STOPPED, not applied. */
+    private boolean refusing;
     private volatile long appliedSequence;
     private long sequence;
     private EngineObserver observer;
@@ -94,7 +103,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             engine.config().mambaStateBytes());
         this.completions = new CompletionQueue(1 << 16);
         this.pending = new PendingSideEffects(PENDING_CAPACITY);
-        final int maxPages = engine.config().maxRequestPages();
+        maxPages = engine.config().maxRequestPages();
         final ThreadFactory threads = runnable ->
         {
             final Thread t = new Thread(runnable, "kvledger-engine");
@@ -112,6 +121,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     public void start()
     {
         running = true;
+        accepting = true;
         disruptor.start();
     }
 
@@ -168,6 +178,19 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         return dispatcher.movedBytes;
     }
 
+    /**
+     * Whether no caller will be answered any more: the loop was closed (its engine thread stopped) or its engine
+     * thread died. A fail-stopped loop that is still running answers every input with
+     * {@link ResultCode#ENGINE_STOPPED}, so it is not terminated.
+     *
+     * @return true when waiting for an answer would be in vain.
+     */
+    boolean terminated()
+    {
+        final Thread thread = engineThread;
+        return closed || (null != thread && !thread.isAlive());
+    }
+
     /** @throws IllegalStateException when the loop fail-stopped or was closed. */
     void checkRunning()
     {
@@ -182,19 +205,31 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     }
 
     /**
-     * Publish a copy of an input; the engine stamps its sequence and time.
+     * Publish a copy of an input; the engine stamps its sequence and time. An input the ring slot cannot hold is
+     * refused here, before a slot is claimed (a claimed slot must be published, or the engine thread waits for it
+     * for ever).
      *
      * @param source   the input (copied into the ring slot).
      * @param reply    where the engine answers, or null.
      * @param ticket   the reply ticket to complete.
-     * @param failFast when true, return false instead of waiting for ring capacity.
-     * @return false when the ring was full (failFast) or the loop is not running.
+     * @param failFast when true, return {@link ResultCode#RING_FULL} instead of waiting for ring capacity.
+     * @return {@link #PUBLISHED}, or why not: {@link ResultCode#ENGINE_STOPPED} (stopped, closing or closed),
+     * {@link ResultCode#BAD_INPUT} (no input type), {@link ResultCode#BAD_REQUEST_SIZE} (more fingerprints than
+     * {@code maxRequestPages}), {@link ResultCode#RING_FULL}.
      */
-    boolean publish(final InputRecord source, final Reply reply, final long ticket, final boolean failFast)
+    int publish(final InputRecord source, final Reply reply, final long ticket, final boolean failFast)
     {
-        if (!running || failure != null)
+        if (!accepting || !running || failure != null)
         {
-            return false;
+            return ResultCode.ENGINE_STOPPED;
+        }
+        if (null == source.type())
+        {
+            return ResultCode.BAD_INPUT;
+        }
+        if (source.fingerprintCount() > maxPages)
+        {
+            return ResultCode.BAD_REQUEST_SIZE;
         }
         final long seq;
         if (failFast)
@@ -205,7 +240,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
             catch (final InsufficientCapacityException ex)
             {
-                return false;
+                return ResultCode.RING_FULL;
             }
         }
         else
@@ -213,10 +248,53 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             seq = ring.next();
         }
         final EngineEvent event = ring.get(seq);
-        event.input.copyFrom(source);
         event.reply = reply;
         event.ticket = ticket;
+        event.kind = EngineEvent.UNREADABLE;
+        try
+        {
+            event.input.copyFrom(source);
+            event.kind = EngineEvent.INPUT;
+        }
+        finally
+        {
+            ring.publish(seq);
+        }
+        return PUBLISHED;
+    }
+
+    /**
+     * Close, first step: callers' inputs are refused from now on ({@link ResultCode#ENGINE_STOPPED}) and every
+     * input published before is applied, journaled and answered when this returns; completions of operations in
+     * flight are still taken. Waits at most {@code timeoutNs} for the engine thread.
+     *
+     * @param timeoutNs how long to wait for the inputs before to be applied.
+     * @return true when they were.
+     */
+    public boolean stopInputs(final long timeoutNs)
+    {
+        accepting = false;
+        if (!running || terminated())
+        {
+            return false;
+        }
+        final Reply barrier = new Reply(0);
+        final long ticket = barrier.next();
+        final long seq = ring.next();
+        final EngineEvent event = ring.get(seq);
+        event.reply = barrier;
+        event.ticket = ticket;
+        event.kind = EngineEvent.BARRIER;
         ring.publish(seq);
+        final long deadline = System.nanoTime() + timeoutNs;
+        while (!barrier.answered(ticket))
+        {
+            if (terminated() || System.nanoTime() > deadline)
+            {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+        }
         return true;
     }
 
@@ -230,6 +308,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         final long seq = ring.next();
         final EngineEvent event = ring.get(seq);
         final InputRecord in = event.input.reset();
+        event.kind = EngineEvent.INPUT;
         switch (type)
         {
             case STORAGE_HIT:
@@ -285,7 +364,8 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     }
 
     /**
-     * Wait until no op is in flight (completions applied), up to a timeout.
+     * Wait until no launched op is in flight (their completions applied), up to a timeout. Ops only queued (a pass
+     * left open) are not waited for: they launch only at a pass's end.
      *
      * @param timeoutNs how long to wait.
      * @return true when drained.
@@ -293,7 +373,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     public boolean awaitQuiescent(final long timeoutNs)
     {
         final long deadline = System.nanoTime() + timeoutNs;
-        while (inFlightOps > 0 && failure == null)
+        while (launchedOps > 0 && failure == null)
         {
             if (System.nanoTime() > deadline)
             {
@@ -316,6 +396,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             return;
         }
         running = false;
+        accepting = false;
         try
         {
             disruptor.shutdown(10, TimeUnit.SECONDS);
@@ -357,7 +438,17 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             final InputRecord in = event.input;
             final Reply reply = event.reply;
             event.reply = null;
-            if (failure != null)
+            if (event.kind == EngineEvent.BARRIER)
+            {
+                passBarrier(reply, event.ticket);
+                return;
+            }
+            if (event.kind == EngineEvent.UNREADABLE)
+            {
+                answer(reply, event.ticket, ResultCode.BAD_INPUT);
+                return;
+            }
+            if (failure != null || (refusing && reply != null))
             {
                 answer(reply, event.ticket, ResultCode.ENGINE_STOPPED);
                 return;
@@ -380,6 +471,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
             record(in, result, reply, event.ticket);
             inFlightOps = engine.inFlightOps();
+            launchedOps = engine.launchedOps();
             appliedSequence = in.sequence();
             if (observer != null)
             {
@@ -391,7 +483,8 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
             }
             catch (final Throwable t)
             {
-                stop(reason("journal of input #", in.sequence(), in.type(), " failed: ", t), null, 0);
+                stop(reason("journal or side effects of input #", in.sequence(), in.type(), " failed: ", t), null,
+                    0);
                 return;
             }
             if (endOfBatch && batchEnd != null)
@@ -433,6 +526,28 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
          * Release what the journal has appended; with {@code await}, wait until it has appended {@code upTo} first
          * (the end of a batch, or no room left for the next input's side effects).
          */
+        /**
+         * Close's barrier: every input before it is applied; wait for their documents and run their side effects,
+         * then refuse callers' inputs from here on and answer the closing thread.
+         */
+        private void passBarrier(final Reply reply, final long ticket)
+        {
+            if (failure == null)
+            {
+                try
+                {
+                    releaseThrough(sequence, true);
+                }
+                catch (final Throwable t)
+                {
+                    stop(reason("journal or side effects before close after input #", sequence, null, " failed: ",
+                        t), null, 0);
+                }
+            }
+            refusing = true;
+            answer(reply, ticket, ResultCode.OK);
+        }
+
         private void releaseThrough(final long upTo, final boolean await)
         {
             if (pending.size() == 0)

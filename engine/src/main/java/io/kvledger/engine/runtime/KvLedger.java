@@ -237,9 +237,12 @@ public final class KvLedger implements AutoCloseable
     }
 
     /**
-     * Shut down in order: wait (up to 10 s) for in-flight operations so their completions are journaled, stop
-     * the device and store threads, drain the ring, publish the final counters and state, stop the metrics
-     * endpoint, close the journal.
+     * Shut down in order: stop taking callers' inputs (every one published before is applied and journaled, every
+     * later call returns {@link io.kvledger.engine.effect.ResultCode#ENGINE_STOPPED}), so nothing launches any more
+     * but what completions of launched operations start; wait (up to 10 s) for the launched operations so their
+     * completions are journaled (operations only queued, in a pass left open, never launch); stop the device and
+     * store threads; drain the ring; publish the final counters and state; stop the metrics endpoint; close the
+     * journal.
      */
     @Override
     public void close()
@@ -249,6 +252,7 @@ public final class KvLedger implements AutoCloseable
             return;
         }
         closed = true;
+        loop.stopInputs(TimeUnit.SECONDS.toNanos(10));
         loop.awaitQuiescent(TimeUnit.SECONDS.toNanos(10));
         closeQuietly(store);
         closeQuietly(device);

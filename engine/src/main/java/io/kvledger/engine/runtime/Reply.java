@@ -1,6 +1,7 @@
 package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.api.Decision;
+import io.kvledger.engine.effect.ResultCode;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
@@ -43,18 +44,28 @@ final class Reply
     }
 
     /**
-     * Caller thread: wait for the engine to answer the call with this ticket.
+     * Caller thread: wait for the engine to answer the call with this ticket. A fail-stopped engine still answers
+     * ({@link ResultCode#ENGINE_STOPPED}); only when the loop can answer no more (closed, or its thread gone) does
+     * the caller answer itself with {@link ResultCode#ENGINE_STOPPED} rather than wait for ever.
      *
      * @param expected ticket.
      * @param idle     how to wait.
-     * @param loop     to check for a fail-stop while waiting.
+     * @param loop     whose end to watch for while waiting.
      */
     void await(final long expected, final IdleStrategy idle, final EngineLoop loop)
     {
         idle.reset();
         while (done < expected)
         {
-            loop.checkRunning();
+            if (loop.terminated())
+            {
+                if (done < expected)
+                {
+                    decision.clear();
+                    decision.resultCode = ResultCode.ENGINE_STOPPED;
+                }
+                return;
+            }
             idle.idle();
         }
     }

@@ -33,6 +33,7 @@ public final class Session implements EnginePort
     private final IdleStrategy idle = new BackoffIdleStrategy(64, 64, 1_000, 50_000);
     private final BackendDataPlane dataPlane;
     private final long epochNs = System.nanoTime();
+    private final int pageSize;
     private long published;
 
     Session(final KvLedger ledger, final EngineLoop loop, final KvLedgerOptions options, final EngineConfig config,
@@ -44,6 +45,7 @@ public final class Session implements EnginePort
         input = new InputRecord(config.maxRequestPages());
         reply = new Reply(config.maxRequestPages());
         fingerprinter = new Fingerprinter(config.pageSize());
+        pageSize = config.pageSize();
         dataPlane = new BackendDataPlane(device);
     }
 
@@ -54,7 +56,9 @@ public final class Session implements EnginePort
     }
 
     /**
-     * A request arrives: its tokens are cut into pages and fingerprinted here.
+     * A request arrives: its tokens are cut into pages and fingerprinted here. Tokens the call cannot use (none, a
+     * count outside the array, more full pages than {@code maxRequestPages}) get
+     * {@link ResultCode#BAD_REQUEST_SIZE} without reaching the engine.
      *
      * @param requestId    caller's request id (unique among live requests).
      * @param namespace    tenant / cache salt (see {@link Fingerprinter#namespaceId(String)}).
@@ -66,6 +70,11 @@ public final class Session implements EnginePort
     public int arrive(final long requestId, final long namespace, final int[] tokens, final int count,
         final long maxNewTokens)
     {
+        if (null == tokens || count < 0 || count > tokens.length ||
+            count / pageSize > input.fingerprintCapacity())
+        {
+            return refuse(ResultCode.BAD_REQUEST_SIZE);
+        }
         input.reset();
         final int tail = fingerprinter.fingerprint(namespace, tokens, count, input);
         return call(Inputs.arrive(input, requestId, tail, maxNewTokens, namespace));
@@ -124,7 +133,8 @@ public final class Session implements EnginePort
     }
 
     /**
-     * Take the oldest finished load or copy-on-write.
+     * Take the oldest finished load or copy-on-write. The ledger's sessions share one queue: any of them may poll,
+     * and each completion is taken by exactly one poller (normally the server's scheduler thread).
      *
      * @return packed value for {@link CompletionQueue#op(long)} / {@link CompletionQueue#ok(long)}, or -1.
      */
@@ -136,17 +146,23 @@ public final class Session implements EnginePort
     private int call(final InputRecord in)
     {
         final long ticket = reply.next();
-        if (!loop.publish(in, reply, ticket, failFast))
+        final int refused = loop.publish(in, reply, ticket, failFast);
+        if (refused != EngineLoop.PUBLISHED)
         {
-            reply.decision.clear();
-            // Refused: the engine stopped (fail-stop or close), or the ring was full under failFastWhenFull.
-            reply.decision.resultCode = loop.failure() != null || ledger.isClosed() ? ResultCode.ENGINE_STOPPED :
-                ResultCode.RING_FULL;
-            return reply.decision.resultCode;
+            // The engine stopped (fail-stop or close), the ring was full under failFastWhenFull, or the input
+            // cannot be taken at all.
+            return refuse(refused);
         }
         published++;
         reply.await(ticket, idle, loop);
         return reply.decision.resultCode;
+    }
+
+    private int refuse(final int resultCode)
+    {
+        reply.decision.clear();
+        reply.decision.resultCode = resultCode;
+        return resultCode;
     }
 
     // ---- EnginePort, so the model serving loop can drive a live controller ----

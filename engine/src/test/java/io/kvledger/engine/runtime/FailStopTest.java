@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -72,18 +71,19 @@ class FailStopTest
         for (int i = 1; i <= 4; i++)
         {
             final long ticket = reply.next();
-            assertTrue(loop.publish(tick, reply, ticket, false));
+            assertEquals(EngineLoop.PUBLISHED, loop.publish(tick, reply, ticket, false));
             reply.await(ticket, new BackoffIdleStrategy(), loop);
             assertEquals(ResultCode.OK, reply.decision.resultCode);
         }
         final long ticket = reply.next();
-        assertTrue(loop.publish(tick, reply, ticket, false));
+        assertEquals(EngineLoop.PUBLISHED, loop.publish(tick, reply, ticket, false));
         reply.await(ticket, new BackoffIdleStrategy(), loop);
         assertEquals(ResultCode.ENGINE_STOPPED, reply.decision.resultCode, "the caller of the failing input is told");
         assertThrows(IllegalStateException.class, loop::checkRunning);
         assertNotNull(loop.failure());
         assertTrue(loop.failure().contains("#5") && loop.failure().contains("disk full"), loop.failure());
-        assertFalse(loop.publish(tick, reply, reply.next(), false), "a stopped loop accepts nothing");
+        assertEquals(ResultCode.ENGINE_STOPPED, loop.publish(tick, reply, reply.next(), false),
+            "a stopped loop accepts nothing");
         assertEquals(4, journaled.get());
         assertEquals(4, loop.appliedSequence(), "the failing input is not counted as applied");
         running.close();
@@ -119,14 +119,15 @@ class FailStopTest
             for (int i = 1; i <= 3; i++)
             {
                 final long ticket = reply.next();
-                assertTrue(loop.publish(tick, reply, ticket, false));
+                assertEquals(EngineLoop.PUBLISHED, loop.publish(tick, reply, ticket, false));
                 reply.await(ticket, new BackoffIdleStrategy(), loop);
             }
         }, "the caller of the failing input is answered, not left waiting");
         assertEquals(ResultCode.ENGINE_STOPPED, reply.decision.resultCode);
         assertEquals(EngineLoop.FAILED_WITHOUT_DETAIL, loop.failure());
         assertThrows(IllegalStateException.class, loop::checkRunning);
-        assertFalse(loop.publish(tick, reply, reply.next(), false), "a stopped loop accepts nothing");
+        assertEquals(ResultCode.ENGINE_STOPPED, loop.publish(tick, reply, reply.next(), false),
+            "a stopped loop accepts nothing");
         running.close();
     }
 
@@ -191,9 +192,10 @@ class FailStopTest
     private static int call(final EngineLoop loop, final Reply reply, final InputRecord in)
     {
         final long ticket = reply.next();
-        if (!loop.publish(in, reply, ticket, false))
+        final int refused = loop.publish(in, reply, ticket, false);
+        if (refused != EngineLoop.PUBLISHED)
         {
-            return ResultCode.ENGINE_STOPPED;
+            return refused;
         }
         reply.await(ticket, new BackoffIdleStrategy(), loop);
         return reply.decision.resultCode;

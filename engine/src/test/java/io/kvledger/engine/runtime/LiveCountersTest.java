@@ -167,7 +167,7 @@ class LiveCountersTest
         for (int i = 1; i <= 3; i++)
         {
             final long ticket = reply.next();
-            assertTrue(loop.publish(tick, reply, ticket, false));
+            assertEquals(EngineLoop.PUBLISHED, loop.publish(tick, reply, ticket, false));
             try
             {
                 reply.await(ticket, new BackoffIdleStrategy(), loop);

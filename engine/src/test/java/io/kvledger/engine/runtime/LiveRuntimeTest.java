@@ -380,7 +380,7 @@ class LiveRuntimeTest
                 {
                     for (int i = 0; i < 20_000; i++)
                     {
-                        if (ledger.loop().publish(in, null, 0, true))
+                        if (ledger.loop().publish(in, null, 0, true) == EngineLoop.PUBLISHED)
                         {
                             accepted.incrementAndGet();
                         }

@@ -53,7 +53,7 @@ class SideEffectsAfterJournalTest
                 in.addFingerprint(100 + i, 200 + i);
             }
             final long ticket = reply.next();
-            assertTrue(loop.publish(in, reply, ticket, false));
+            assertEquals(EngineLoop.PUBLISHED, loop.publish(in, reply, ticket, false));
             awaitTrue(() -> journal.types.size() == 1, "the ARRIVE is applied and offered to the journal");
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
 
