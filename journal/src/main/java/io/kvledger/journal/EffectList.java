@@ -92,7 +92,16 @@ public final class EffectList
         {
             throw new IllegalStateException("more than " + maxCapacity + " effects for one input");
         }
-        ensureCapacity(size + 1);
+        if ((size + 1) * CODE_COLUMNS > codes.length)
+        {
+            final int newCapacity = Math.min(maxCapacity, Math.max(16, size * 2));
+            final short[] newCodes = new short[newCapacity * CODE_COLUMNS];
+            System.arraycopy(codes, 0, newCodes, 0, size * CODE_COLUMNS);
+            codes = newCodes;
+            final long[] newLongs = new long[newCapacity * LONG_COLUMNS];
+            System.arraycopy(longs, 0, newLongs, 0, size * LONG_COLUMNS);
+            longs = newLongs;
+        }
         final int index = size++;
         final int c = index * CODE_COLUMNS;
         for (int i = 0; i < CODE_COLUMNS; i++)
@@ -175,100 +184,31 @@ public final class EffectList
     }
 
     /**
-     * End of the run that starts at {@code from}: effects equal to it in every column but the id, their ids counting
-     * up by one from its id ({@link RawDocument} hands such a run over as one record).
-     *
-     * @param from first effect of the run.
-     * @return the first index after the run, at most {@link #size()}.
+     * Copy this list's columns into a buffer's views, as {@link RawDocument} lays them out: {@code size * 5} longs
+     * from long index {@code longAt}, then {@code size * 10} shorts from short index {@code shortAt}.
      */
-    int idRunEnd(final int from)
+    void putColumns(final java.nio.LongBuffer longView, final int longAt, final java.nio.ShortBuffer shortView,
+        final int shortAt)
     {
-        int i = from + 1;
-        long next = longs[from * LONG_COLUMNS + ID] + 1;
-        while (i < size && longs[i * LONG_COLUMNS + ID] == next && sameExceptId(this, from, this, i))
-        {
-            i++;
-            next++;
-        }
-        return i;
+        longView.put(longAt, longs, 0, size * LONG_COLUMNS);
+        shortView.put(shortAt, codes, 0, size * CODE_COLUMNS);
     }
 
     /**
-     * Write effect {@code index} as {@link RawDocument} lays a record out: its five long columns (id, owner, value1
-     * .. value3), then its ten code columns (20 bytes), native byte order.
-     *
-     * @param index  the effect.
-     * @param buffer the record's memory, native order.
-     * @param at     where the record starts.
+     * The reverse of {@link #putColumns}: become a list of {@code count} effects read from the views, growing the
+     * arrays when needed.
      */
-    void putRow(final int index, final java.nio.ByteBuffer buffer, final int at)
+    void getColumns(final int count, final java.nio.LongBuffer longView, final int longAt,
+        final java.nio.ShortBuffer shortView, final int shortAt)
     {
-        final int l = index * LONG_COLUMNS;
-        final long[] value = longs;
-        buffer.putLong(at, value[l + ID]);
-        buffer.putLong(at + 8, value[l + OWNER]);
-        buffer.putLong(at + 16, value[l + VALUE1]);
-        buffer.putLong(at + 24, value[l + VALUE2]);
-        buffer.putLong(at + 32, value[l + VALUE3]);
-        final long c = SHORT_ARRAY_BASE + (long)index * CODE_COLUMNS * Short.BYTES;
-        buffer.putLong(at + 40, UnsafeApi.getLong(codes, c));
-        buffer.putLong(at + 48, UnsafeApi.getLong(codes, c + 8));
-        buffer.putInt(at + 56, UnsafeApi.getInt(codes, c + 16));
-    }
-
-    /**
-     * The reverse of {@link #putRow} for a run: append the record at {@code at} and {@code count - 1} copies of it
-     * whose ids count up by one, growing the arrays when needed.
-     *
-     * @param buffer the record's memory, native order.
-     * @param at     where the record starts.
-     * @param count  effects the record stands for, at least 1.
-     */
-    void addRun(final java.nio.ByteBuffer buffer, final int at, final int count)
-    {
-        if (count > maxCapacity - size)
+        if (count * CODE_COLUMNS > codes.length)
         {
-            throw new IllegalStateException("more than " + maxCapacity + " effects for one input");
+            codes = new short[count * CODE_COLUMNS];
+            longs = new long[count * LONG_COLUMNS];
         }
-        ensureCapacity(size + count);
-        final long id = buffer.getLong(at);
-        final long owner = buffer.getLong(at + 8);
-        final long value1 = buffer.getLong(at + 16);
-        final long value2 = buffer.getLong(at + 24);
-        final long value3 = buffer.getLong(at + 32);
-        final long code0 = buffer.getLong(at + 40);
-        final long code1 = buffer.getLong(at + 48);
-        final int code2 = buffer.getInt(at + 56);
-        final long[] value = longs;
-        final short[] code = codes;
-        for (int k = 0; k < count; k++)
-        {
-            final int index = size++;
-            final int l = index * LONG_COLUMNS;
-            value[l + ID] = id + k;
-            value[l + OWNER] = owner;
-            value[l + VALUE1] = value1;
-            value[l + VALUE2] = value2;
-            value[l + VALUE3] = value3;
-            final long c = SHORT_ARRAY_BASE + (long)index * CODE_COLUMNS * Short.BYTES;
-            UnsafeApi.putLong(code, c, code0);
-            UnsafeApi.putLong(code, c + 8, code1);
-            UnsafeApi.putInt(code, c + 16, code2);
-        }
-    }
-
-    private void ensureCapacity(final int effects)
-    {
-        if (effects * CODE_COLUMNS > codes.length)
-        {
-            final int newCapacity = Math.min(maxCapacity, Math.max(effects, Math.max(16, size * 2)));
-            final short[] newCodes = new short[newCapacity * CODE_COLUMNS];
-            System.arraycopy(codes, 0, newCodes, 0, size * CODE_COLUMNS);
-            codes = newCodes;
-            final long[] newLongs = new long[newCapacity * LONG_COLUMNS];
-            System.arraycopy(longs, 0, newLongs, 0, size * LONG_COLUMNS);
-            longs = newLongs;
-        }
+        longView.get(longAt, longs, 0, count * LONG_COLUMNS);
+        shortView.get(shortAt, codes, 0, count * CODE_COLUMNS);
+        size = count;
     }
 
     /**

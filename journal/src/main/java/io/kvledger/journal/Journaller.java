@@ -15,10 +15,10 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The journal as its own stage of the pipeline, as LMAX's journaller: the engine thread copies each document into a
- * single-producer ring, runs of effects collapsed ({@link RawDocument}); a journaller thread encodes them and appends
- * them to the {@link JournalWriter} (and, when the writer syncs, forces them to the device once per batch), then
- * publishes the sequence it has appended.
+ * The journal as its own stage of the pipeline, as LMAX's journaller: the engine thread copies each document's
+ * columns into a single-producer ring ({@link RawDocument}); a journaller thread encodes them and appends them to
+ * the {@link JournalWriter} (and, when the writer syncs, forces them to the device once per batch), then publishes
+ * the sequence it has appended.
  * The engine applies the next input while the previous document is written; whoever runs side effects waits for
  * {@link #appendedSequence()} to pass the document that launched them.
  * <p>
@@ -127,10 +127,10 @@ public final class Journaller implements AutoCloseable
 
     /**
      * Hand one document to the journaller thread; returns once it is in the ring (not yet appended). The document
-     * crosses as a raw copy of the record and the list, runs collapsed ({@link RawDocument}); the journaller thread
-     * encodes it, so an encoding failure (a code outside its enum, a document larger than a quarter of the block)
-     * stops the journaller and is reported by the next call. A document whose raw form is larger than the ring takes
-     * is encoded here and handed over alone.
+     * crosses as a raw copy of the record's and list's columns ({@link RawDocument}); the journaller thread encodes
+     * it, so an encoding failure (a code outside its enum, a document larger than a quarter of the block) stops the
+     * journaller and is reported by the next call. A document whose raw form is larger than the ring takes is
+     * encoded here and handed over alone.
      *
      * @param input      the input, its sequence included (one more than the previous document's).
      * @param resultCode result of applying it.
@@ -148,7 +148,7 @@ public final class Journaller implements AutoCloseable
             throw new JournalException("cannot append sequence " + input.sequence() + " to " + writer.directory() +
                 ": expected " + sequence);
         }
-        final int length = raw.length(input, effects);
+        final int length = RawDocument.length(input, effects);
         if (length <= ring.maxMsgLength())
         {
             producerIdle.reset();

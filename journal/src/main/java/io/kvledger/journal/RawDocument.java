@@ -4,42 +4,32 @@ import io.kvledger.journal.codec.InputType;
 
 import java.nio.ByteBuffer;
 import java.nio.LongBuffer;
+import java.nio.ShortBuffer;
 
 /**
- * A document as the engine thread hands it to the {@link Journaller}: the input record and the effect list copied in
- * native byte order, no encoding, so that the engine thread pays a few plain copies and the journaller thread does
- * the encoding. A run of effects equal but for ids counting up by one (the slot transitions of an admission, the
- * pages of a node) crosses as one record with its length: a 64-page cold admission's document is a sixth of its
- * column-by-column size, and it is the engine thread's writes into ring memory the other core last read that cost.
- * Lives only in memory between the two threads; never written to disk.
+ * A document as the engine thread hands it to the {@link Journaller}: the input record and effect list copied
+ * column by column in native byte order, no encoding, so that the engine thread pays a few bulk copies and the
+ * journaller thread does the encoding. Lives only in memory between the two threads; never written to disk.
  * <pre>
  *   long   sequence, timestampNs, request, op, value1 .. value5        (bytes 0 .. 71)
  *   int    result code                                                 (72)
  *   short  input type code; byte ok; byte 0                            (76)
  *   int    fingerprint count f; int effect count e                     (80, 84)
- *   int    record count r; int 0                                       (88, 92)
- *   long   fingerprint hi[f], then lo[f]                               (96)
- *   record[r], 64 bytes each: long id, owner, value1 .. value3; short codes[10] (type, pool, states, component,
- *          op kind, role, reason, request states); int n: the record stands for n effects, ids id .. id + n - 1
+ *   long   fingerprint hi[f], then lo[f]                               (88)
+ *   long   effect longs[e * 5]  (id, owner, value1 .. value3)
+ *   short  effect codes[e * 10] (type, pool, states, component, op kind, role, reason, request states)
  * </pre>
  * Offsets are from the message start, which must be 8-byte aligned (ring records are).
- * <p>
- * Threads: {@link #length} then {@link #write} on the producer thread (they share the run scan), {@link #read} on the
- * consumer thread; the views are used with absolute indexes only.
  */
 final class RawDocument
 {
     /** Bytes before the fingerprints. */
-    static final int FIXED_LENGTH = 96;
-    /** Bytes of one record. */
-    static final int RECORD_LENGTH = 64;
-    private static final int COUNT_OFFSET = 60;
+    static final int FIXED_LENGTH = 88;
+    private static final int EFFECT_LENGTH = 5 * Long.BYTES + 10 * Short.BYTES;
 
     private final ByteBuffer bytes;
     private final LongBuffer longs;
-    /** Producer only: where each record's run ends, from the last {@link #length}. */
-    private int[] runEnds = new int[256];
-    private int records;
+    private final ShortBuffer shorts;
 
     /**
      * @param buffer the memory both threads share (the ring's), in native byte order.
@@ -48,34 +38,19 @@ final class RawDocument
     {
         bytes = buffer.duplicate().order(java.nio.ByteOrder.nativeOrder());
         longs = bytes.asLongBuffer();
+        shorts = bytes.asShortBuffer();
     }
 
     /**
-     * Bytes of the raw form of a document; finds its runs for the {@link #write} that follows. Producer thread.
-     *
-     * @param input   the input.
-     * @param effects its effects.
-     * @return bytes.
+     * @return bytes of the raw form of a document.
      */
-    int length(final InputRecord input, final EffectList effects)
+    static int length(final InputRecord input, final EffectList effects)
     {
-        final int size = effects.size();
-        if (size > runEnds.length)
-        {
-            runEnds = new int[Math.max(size, 2 * runEnds.length)];
-        }
-        int count = 0;
-        for (int i = 0; i < size; i = runEnds[count++])
-        {
-            runEnds[count] = effects.idRunEnd(i);
-        }
-        records = count;
-        return FIXED_LENGTH + 2 * Long.BYTES * input.fingerprintCount() + RECORD_LENGTH * count;
+        return FIXED_LENGTH + 2 * Long.BYTES * input.fingerprintCount() + EFFECT_LENGTH * effects.size();
     }
 
     /**
-     * Write a document's raw form at {@code index} (8-byte aligned), the {@link #length} just computed for it.
-     * Producer thread.
+     * Write a document's raw form at {@code index} (8-byte aligned), {@link #length} bytes.
      */
     void write(final int index, final InputRecord input, final int resultCode, final EffectList effects)
     {
@@ -93,21 +68,13 @@ final class RawDocument
         bytes.put(index + 78, (byte)(input.ok() ? 1 : 0));
         bytes.put(index + 79, (byte)0);
         final int fingerprints = input.fingerprintCount();
+        final int count = effects.size();
         bytes.putInt(index + 80, fingerprints);
-        bytes.putInt(index + 84, effects.size());
-        bytes.putInt(index + 88, records);
-        bytes.putInt(index + 92, 0);
-        input.putFingerprints(longs, (index + FIXED_LENGTH) / Long.BYTES);
-        int at = index + FIXED_LENGTH + 2 * Long.BYTES * fingerprints;
-        int from = 0;
-        for (int r = 0; r < records; r++)
-        {
-            final int end = runEnds[r];
-            effects.putRow(from, bytes, at);
-            bytes.putInt(at + COUNT_OFFSET, end - from);
-            at += RECORD_LENGTH;
-            from = end;
-        }
+        bytes.putInt(index + 84, count);
+        final int longAt = (index + FIXED_LENGTH) / Long.BYTES;
+        input.putFingerprints(longs, longAt);
+        final int effectLongAt = longAt + 2 * fingerprints;
+        effects.putColumns(longs, effectLongAt, shorts, (effectLongAt + 5 * count) * 4);
     }
 
     /**
@@ -120,7 +87,7 @@ final class RawDocument
 
     /**
      * Read the raw document at {@code index} into a record (holding {@link #fingerprintCount} fingerprints) and a
-     * list, every run expanded. Consumer thread.
+     * list.
      *
      * @return the result code.
      */
@@ -139,15 +106,11 @@ final class RawDocument
             .type(InputType.get(bytes.getShort(index + 76)))
             .ok(bytes.get(index + 78) != 0);
         final int fingerprints = bytes.getInt(index + 80);
-        final int recordCount = bytes.getInt(index + 88);
-        input.getFingerprints(fingerprints, longs, (index + FIXED_LENGTH) / Long.BYTES);
-        effects.clear();
-        int at = index + FIXED_LENGTH + 2 * Long.BYTES * fingerprints;
-        for (int r = 0; r < recordCount; r++)
-        {
-            effects.addRun(bytes, at, bytes.getInt(at + COUNT_OFFSET));
-            at += RECORD_LENGTH;
-        }
+        final int count = bytes.getInt(index + 84);
+        final int longAt = (index + FIXED_LENGTH) / Long.BYTES;
+        input.getFingerprints(fingerprints, longs, longAt);
+        final int effectLongAt = longAt + 2 * fingerprints;
+        effects.getColumns(count, longs, effectLongAt, shorts, (effectLongAt + 5 * count) * 4);
         return bytes.getInt(index + 72);
     }
 }
