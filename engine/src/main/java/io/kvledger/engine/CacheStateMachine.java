@@ -273,6 +273,19 @@ public final class CacheStateMachine
     }
 
     /**
+     * Device KV page of a live request's tail, the tokens after its last full page (admission rules 2, once
+     * admitted).
+     *
+     * @param requestId request id.
+     * @return the device KV page, or -1 (no tail, not admitted, or rules 1).
+     */
+    public int requestTailPage(final long requestId)
+    {
+        final int r = requests.slotOf(requestId);
+        return r == NONE ? NONE : requests.tailPage[r];
+    }
+
+    /**
      * Mamba slot a live request computes with (its working slot), for the data plane.
      *
      * @param requestId request id.

@@ -232,7 +232,8 @@ public final class EngineConfig
      * {@link #CLIP_MAX_NEW_TOKENS}) + page size, waits when at or over the token budget; a non-first request waits
      * when its uncached tokens rounded up to whole pages are at or over the input budget; the budgets are debited
      * by those paged tokens (and the page); a chunk keeps its tracking slot, placing no checkpoint, when no fresh
-     * one can be had, so a request never loses its tracking slot. The Mamba gap reserve of the total is 0: the
+     * one can be had, so a request never loses its tracking slot; a prompt ending in a partial page gets a device
+     * KV page for its tail while it runs. The Mamba gap reserve of the total is 0: the
      * Mamba pool is its own pool here, not carved out of the KV pool (the domain's unified-pool case).</li>
      * </ul>
      *

@@ -11,7 +11,11 @@ import io.kvledger.journal.codec.SlotState;
  * The FULL attention component: device KV pages, one per tree page, staged page by page through host memory.
  * The tree's page runs are this component's data, so insertion itself stays in the pipeline; this class decides
  * how many pages an admission needs, allocates them (evicting LRU leaves first) and stages and loads them.
- * Engine thread only.
+ * <p>
+ * Under admission rules 2 a request whose prompt ends in a partial page also gets a device KV page for that tail,
+ * as SGLang's paged allocator gives one to every extend token: the page is the request's while it runs, is never
+ * cached (the tree holds full pages only) and is freed when the request finishes, aborts, is retracted or its load
+ * fails. Rules 1 journals replay without it. Engine thread only.
  */
 final class KvComponent implements TreeComponent
 {
@@ -25,6 +29,7 @@ final class KvComponent implements TreeComponent
     private final RequestTable requests;
     private final OpTable ops;
     private final boolean ignoreOpLocks;
+    private final boolean tailPages;
 
     KvComponent(final EngineConfig config, final RadixTree tree, final SlotPool kvPool, final SlotPool hostPool,
         final RequestTable requests, final OpTable ops, final boolean ignoreOpLocks)
@@ -35,6 +40,23 @@ final class KvComponent implements TreeComponent
         this.requests = requests;
         this.ops = ops;
         this.ignoreOpLocks = ignoreOpLocks;
+        this.tailPages = config.admissionRules() >= 2;
+    }
+
+    /** Pages the request's tail needs: one under rules 2 when its prompt ends in a partial page. */
+    private int tailNeed(final int request)
+    {
+        return tailPages && requests.tailTokens[request] > 0 ? 1 : 0;
+    }
+
+    private void freeTailPage(final int request)
+    {
+        final int page = requests.tailPage[request];
+        if (page != NONE && kvPool.state(page) == SlotState.REQUEST && kvPool.owner(page) == requests.id[request])
+        {
+            kvPool.move(page, SlotState.FREE, NONE);
+        }
+        requests.tailPage[request] = NONE;
     }
 
     @Override
@@ -108,7 +130,7 @@ final class KvComponent implements TreeComponent
     @Override
     public int gateNeed(final AdmissionPlan plan)
     {
-        return plan.loadPages + plan.computePages;
+        return plan.loadPages + plan.computePages + tailNeed(plan.request);
     }
 
     @Override
@@ -126,7 +148,7 @@ final class KvComponent implements TreeComponent
     @Override
     public boolean allocate(final AdmissionPlan plan)
     {
-        final int need = plan.loadPages + plan.computePages;
+        final int need = plan.loadPages + plan.computePages + tailNeed(plan.request);
         if (kvPool.freeCount() < need)
         {
             tree.evictPages(need - kvPool.freeCount(), ignoreOpLocks);
@@ -142,6 +164,10 @@ final class KvComponent implements TreeComponent
         {
             requests.pageIds[off + i] = kvPool.take(SlotState.REQUEST, plan.requestId);
         }
+        if (tailNeed(plan.request) > 0)
+        {
+            requests.tailPage[plan.request] = kvPool.take(SlotState.REQUEST, plan.requestId);
+        }
         return true;
     }
 
@@ -156,6 +182,7 @@ final class KvComponent implements TreeComponent
             kvPool.move(requests.pageIds[off + i], SlotState.FREE, NONE);
             requests.pageIds[off + i] = NONE;
         }
+        freeTailPage(plan.request);
     }
 
     @Override
@@ -187,6 +214,10 @@ final class KvComponent implements TreeComponent
     public void cache(final int request, final int node, final boolean finish, final long cursor1,
         final long cursor2, final long cursor3)
     {
+        if (finish)
+        {
+            freeTailPage(request);
+        }
     }
 
     @Override
@@ -207,6 +238,7 @@ final class KvComponent implements TreeComponent
                 kvPool.move(page, SlotState.FREE, NONE);
             }
         }
+        freeTailPage(request);
     }
 
     @Override
@@ -257,6 +289,12 @@ final class KvComponent implements TreeComponent
                     throw new IllegalStateException("I12 request " + table.id[r] + " page " + i +
                         " uses device KV page " + page + " in state " + state);
                 }
+            }
+            final int tail = table.tailPage[r];
+            if (tail != NONE && (kvPool.state(tail) != SlotState.REQUEST || kvPool.owner(tail) != table.id[r]))
+            {
+                throw new IllegalStateException("I12 request " + table.id[r] + " tail page " + tail + " is " +
+                    kvPool.state(tail) + " owned by " + kvPool.owner(tail));
             }
         }
     }

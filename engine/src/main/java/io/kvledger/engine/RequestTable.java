@@ -71,6 +71,8 @@ final class RequestTable
      * match, written by its walk only); still the tree's ids while the memo is valid (see {@code ApplyState}).
      */
     final int[] pathIds;
+    /** Rules 2: the device KV page of the request's tail (tokens after its last full page), or NONE. */
+    final int[] tailPage;
 
     RequestTable(final int maxRequests, final int maxPages)
     {
@@ -105,6 +107,7 @@ final class RequestTable
         validPages = new int[maxRequests];
         cachedPages = new int[maxRequests];
         lockedNode = new int[maxRequests];
+        tailPage = new int[maxRequests];
         lockReceipt = new long[maxRequests];
         prefixReceipt = new long[maxRequests];
         namespace = new long[maxRequests];
@@ -173,6 +176,7 @@ final class RequestTable
         validPages[slot] = 0;
         cachedPages[slot] = 0;
         lockedNode[slot] = NONE;
+        tailPage[slot] = NONE;
         lockReceipt[slot] = NONE;
         prefixReceipt[slot] = NONE;
         namespace[slot] = 0;

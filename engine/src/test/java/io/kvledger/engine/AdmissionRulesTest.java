@@ -2,8 +2,10 @@ package io.kvledger.engine;
 
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.PrefetchPolicy;
 import io.kvledger.journal.codec.Reason;
+import io.kvledger.journal.codec.SlotState;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -193,6 +195,47 @@ class AdmissionRulesTest
             }
         }
         return -1;
+    }
+
+    @Test
+    void shouldGiveAPartialLastPageItsOwnKvPageUntilTheRequestEnds()
+    {
+        for (final int rules : new int[]{1, 2})
+        {
+            for (int ending = 0; ending < 3; ending++)
+            {
+                final Driver d = new Driver(base(rules).build(), true);
+                cold(d, 1, 3, 2, 8);
+                cold(d, 2, 3, 0, 8);
+                d.passBegin();
+                assertEquals(ResultCode.OK, d.admit(1));
+                assertEquals(ResultCode.OK, d.admit(2));
+                d.passEnd();
+                final int tail = d.engine.requestTailPage(1);
+                final long requestPages = d.engine.pool(Pool.DEVICE_KV).count(SlotState.REQUEST);
+                if (rules == 2)
+                {
+                    assertTrue(tail >= 0, "3 pages and 2 tokens: a fourth page for the tail");
+                    assertEquals(SlotState.REQUEST, d.engine.pool(Pool.DEVICE_KV).state(tail));
+                    assertEquals(7, requestPages, "3 + 1 for request 1, 3 for request 2 (no tail)");
+                }
+                else
+                {
+                    assertEquals(-1, tail, "rules 1 give the tail no page");
+                    assertEquals(6, requestPages);
+                }
+                assertEquals(-1, d.engine.requestTailPage(2));
+
+                final int result = ending == 0 ? d.finish(1, 3, 0, 0, 0) : ending == 1 ? d.abort(1) : d.retract(1);
+                assertEquals(ResultCode.OK, result);
+                if (rules == 2)
+                {
+                    assertEquals(SlotState.FREE, d.engine.pool(Pool.DEVICE_KV).state(tail), "ending " + ending);
+                }
+                assertEquals(-1, d.engine.requestTailPage(1));
+                assertEquals(3, d.engine.pool(Pool.DEVICE_KV).count(SlotState.REQUEST), "request 2's pages only");
+            }
+        }
     }
 
     @Test

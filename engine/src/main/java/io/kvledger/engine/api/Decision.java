@@ -16,6 +16,8 @@ public final class Decision
     public int workingSlot = -1;
     public int trackingSlot = -1;
     public int validPages;
+    /** Device KV page for the tokens after the last full page (admission rules 2), or -1. */
+    public int tailPage = -1;
     /** Prefix pages the request resumes from, when the input admitted it. */
     public int prefixPages;
     /** Why the input left the request waiting (the reason of its {@code WAITED} effect), or null. */
@@ -44,6 +46,7 @@ public final class Decision
         workingSlot = other.workingSlot;
         trackingSlot = other.trackingSlot;
         validPages = other.validPages;
+        tailPage = other.tailPage;
         prefixPages = other.prefixPages;
         waitReason = other.waitReason;
         System.arraycopy(other.pageIds, 0, pageIds, 0, other.validPages);
@@ -59,6 +62,7 @@ public final class Decision
         workingSlot = -1;
         trackingSlot = -1;
         validPages = 0;
+        tailPage = -1;
         prefixPages = 0;
         waitReason = null;
     }

@@ -49,6 +49,7 @@ public final class DecisionFiller
             valid++;
         }
         decision.validPages = valid;
+        decision.tailPage = engine.requestTailPage(request);
         final EffectList effects = engine.effects();
         for (int i = 0; i < effects.size(); i++)
         {
