@@ -229,6 +229,47 @@ class CliBadInputTest
     }
 
     @Test
+    void shouldRefuseAnOutputInsideTheJournalBeingReadAndKeepTheJournal() throws IOException
+    {
+        final Path clean = CliJournals.clean(dir.resolve("clean-not-overwritten"));
+        final Path metadata = clean.resolve("metadata.cq4t");
+        final Path queueFile;
+        try (Stream<Path> files = Files.list(clean))
+        {
+            queueFile = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        final byte[] metadataBefore = Files.readAllBytes(metadata);
+        final byte[] queueBefore = Files.readAllBytes(queueFile);
+
+        for (final Path inside : List.of(metadata, queueFile, clean.resolve("report.html"), clean,
+            clean.resolve("sub/../metadata.cq4t")))
+        {
+            assertEquals("kvledger: --html " + inside + " is inside the journal " + clean + " being read; the html " +
+                "report must be written outside it", kvledger("check", "--html=" + inside, clean).failsWithOneLine());
+        }
+        assertEquals("kvledger: --out " + clean.resolve("min") + " is inside the journal " + clean + " being read; " +
+            "the reduced journal must be written outside it",
+            kvledger("shrink", clean, "--out", clean.resolve("min")).failsWithOneLine());
+
+        assertTrue(java.util.Arrays.equals(metadataBefore, Files.readAllBytes(metadata)), "metadata unchanged");
+        assertTrue(java.util.Arrays.equals(queueBefore, Files.readAllBytes(queueFile)), "queue file unchanged");
+        assertFalse(Files.exists(clean.resolve("report.html")));
+        assertFalse(Files.exists(clean.resolve("min")));
+        kvledger("check", clean).exits(KvledgerMain.EXIT_CLEAN);
+    }
+
+    @Test
+    void shouldRefuseToOverwriteAnExistingHtmlFileBeforeChecking() throws IOException
+    {
+        final Path clean = CliJournals.clean(dir.resolve("clean-for-existing-html"));
+        final Path existing = Files.writeString(dir.resolve("mine.html"), "keep me");
+
+        assertEquals("kvledger: --html " + existing + " already exists; give a new file (the html report does not " +
+            "overwrite one)", kvledger("check", clean, "--html", existing).failsWithOneLine());
+        assertEquals("keep me", Files.readString(existing));
+    }
+
+    @Test
     void shouldRefuseADemoDirectoryThatIsAFileOrNotEmpty() throws IOException
     {
         final Path used = Files.createDirectories(dir.resolve("used-demo"));
