@@ -36,7 +36,7 @@ final class DumpCommand extends JournalCommand
             Flags.atLeast("--limit", limit, 1, "documents", "leave it out to print every document");
         }
         final JournalListener printer = json ? new DumpJson(out()) : new JournalPrinter(out(), ResultCode::name);
-        final JournalInput input = input();
+        final JournalInput input = input().anySizes();
         try
         {
             input.read(printer, from, null == limit ? Long.MAX_VALUE : limit);
