@@ -151,6 +151,71 @@ class CliBadInputTest
         assertFalse(Files.exists(out), "no shrink output is created");
     }
 
+    static Stream<Arguments> badBenchFlags()
+    {
+        final String storeMib = "is out of range: 1 to 1,024 MiB (written then fetched per cell; the four " +
+            "file-store cells keep up to 4 GiB on disk until the end)";
+        final String iterations = "is out of range: 2 to 10,000 iterations (the first quarter, at least one, warms " +
+            "up; each applies the whole recorded run)";
+        return Stream.of(
+            arguments("--store-bench --store-mib 1000000", "--store-mib 1000000 " + storeMib),
+            arguments("--store-bench --store-mib 2147483647", "--store-mib 2147483647 " + storeMib),
+            arguments("--store-bench --store-mib 0", "--store-mib 0 " + storeMib),
+            arguments("--trace pr-bench --iterations -5", "--iterations -5 " + iterations),
+            arguments("--trace pr-bench --iterations 2000000000", "--iterations 2000000000 " + iterations),
+            arguments("--store-bench --iterations -5", "--iterations -5 " + iterations),
+            arguments("--store-bench --iterations 1 --store-mib 1", "--iterations 1 " + iterations),
+            arguments("--repeats=0", "--repeats needs --data-path"),
+            arguments("--repeats 3", "--repeats needs --data-path"),
+            arguments("--store-mib 4", "--store-mib needs --store-bench"),
+            arguments("--store-dir STORE", "--store-dir needs --store-bench"),
+            arguments("--redis redis://127.0.0.1:1", "--redis needs --store-bench"),
+            arguments("--store-bench --trace=pr-bench", "give --trace or --store-bench, not both"),
+            arguments("--data-path --device cuda --trace pr-bench", "give --data-path or --trace, not both"),
+            arguments("--data-path --device cuda --store-bench", "give --data-path or --store-bench, not both"),
+            arguments("--no-pretouch", "--no-pretouch needs --trace"),
+            arguments("--store-bench --json", "--json needs --trace"),
+            arguments("--store-bench --store-mib 1 --store-dir AFILE", "--store-dir AFILE: not a directory; the " +
+                "store bench's file store cannot be written there"));
+    }
+
+    @ParameterizedTest(name = "bench {0}")
+    @MethodSource("badBenchFlags")
+    void shouldRefuseBadOrConflictingBenchFlagsBeforeMeasuring(final String flags, final String message)
+    {
+        final List<Object> args = new ArrayList<>(List.of("bench"));
+        for (final String word : flags.split(" "))
+        {
+            args.add(word.replace("AFILE", aFile.toString()).replace("STORE", store.toString()));
+        }
+
+        final String error = kvledger(args.toArray()).failsWithOneLine();
+
+        assertEquals("kvledger: " + message.replace("AFILE", aFile.toString()), error);
+        assertFalse(Files.exists(store), "no store directory is created");
+    }
+
+    @Test
+    void shouldLeaveNoTemporaryStoreDirectoryWhenRedisCannotBeReached() throws IOException
+    {
+        final Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        final List<Path> before = storeBenchDirectories(tmp);
+
+        final String error = kvledger("bench", "--store-bench", "--store-mib", 1, "--redis", "redis://127.0.0.1:1")
+            .failsWithOneLine();
+
+        assertTrue(error.startsWith("kvledger: cannot connect to Redis at redis://127.0.0.1:1"), error);
+        assertEquals(before, storeBenchDirectories(tmp));
+    }
+
+    private static List<Path> storeBenchDirectories(final Path tmp) throws IOException
+    {
+        try (Stream<Path> files = Files.list(tmp))
+        {
+            return files.filter(f -> f.getFileName().toString().startsWith("kvledger-store-bench")).sorted().toList();
+        }
+    }
+
     @Test
     void shouldRefuseAJournalDirectoryThatExistsOrCannotBeCreated() throws IOException
     {
