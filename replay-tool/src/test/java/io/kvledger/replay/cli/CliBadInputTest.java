@@ -217,6 +217,36 @@ class CliBadInputTest
     }
 
     @Test
+    void shouldRefuseAnExploreOutputThatCannotBeWrittenBeforeExploring()
+    {
+        final Path out = dir.resolve("explored");
+
+        assertEquals("kvledger: --out " + aFile.resolve("x") + ": cannot be created: " + aFile.toAbsolutePath() +
+            " is not a directory; the findings cannot be written there",
+            kvledger("explore", "--seeds", 1, "--out=" + aFile.resolve("x")).failsWithOneLine());
+        assertEquals("kvledger: --record needs --keep-going (without it the first finding is written and exploring " +
+            "stops)", kvledger("explore", "--seeds", 1, "--record=0", "--out", out).failsWithOneLine());
+        assertEquals("kvledger: --first-seed 9223372036854775807 with --seeds 2 runs past the largest seed, " +
+            "9,223,372,036,854,775,807", kvledger("explore", "--first-seed=9223372036854775807", "--seeds=2",
+            "--out", out).failsWithOneLine());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void shouldTryCreatingAnOutputDirectoryWherePermissionsDoNotTell()
+    {
+        final Path proc = Path.of("/proc");
+        assumeTrue(Files.isDirectory(proc.resolve("self")), "Linux /proc");
+
+        final String explore = kvledger("explore", "--seeds", 1, "--out=/proc/kvledger-x").failsWithOneLine();
+        final String run = kvledger("run", "--journal=/proc/kvledger-x", "--store-dir", store).failsWithOneLine();
+
+        assertTrue(explore.startsWith("kvledger: --out /proc/kvledger-x: cannot be created: "), explore);
+        assertTrue(run.startsWith("kvledger: --journal /proc/kvledger-x: cannot be created: "), run);
+        assertFalse(Files.exists(store), "no store directory is created");
+    }
+
+    @Test
     void shouldRefuseAJournalDirectoryThatExistsOrCannotBeCreated() throws IOException
     {
         final Path existing = Files.createDirectories(dir.resolve("existing-journal"));
