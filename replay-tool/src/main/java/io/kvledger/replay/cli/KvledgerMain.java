@@ -92,6 +92,12 @@ public final class KvledgerMain implements Callable<Integer>
         {
             commandLine.addSubcommand(command);
         }
+        // Every subcommand's help lists -V, --version (mixinStandardHelpOptions): it prints what kvledger --version
+        // prints, instead of nothing.
+        for (final CommandLine subcommand : commandLine.getSubcommands().values())
+        {
+            subcommand.getCommandSpec().versionProvider(new Version());
+        }
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setParameterExceptionHandler(KvledgerMain::onParameterError);

@@ -229,6 +229,18 @@ class CliErrorsTest
         assertTrue(error.startsWith("kvledger: no command given; commands: run, demo, bench, check, replay, "), error);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"run", "demo", "bench", "check", "replay", "timeline", "inspect", "stats", "stat", "dump",
+        "shrink", "explore", "faults"})
+    void shouldPrintTheVersionForEverySubcommandAsTheTopLevelDoes(final String command)
+    {
+        final String expected = kvledger("--version").exits(0).out();
+
+        assertEquals(expected, kvledger(command, "-V").exits(0).out());
+        assertEquals(expected, kvledger(command, "--version").exits(0).out());
+        assertTrue(kvledger(command, "--help").exits(0).out().contains("-V, --version"));
+    }
+
     @Test
     void shouldPrintTheVersionAndTheHelp()
     {
