@@ -227,6 +227,8 @@ final class RunCommand implements Callable<Integer>
             o.journalThread = journalThread;
         }
         o.device = device;
+        // before Redis is connected and anything created: a port in use is refused here
+        MetricsOption.apply(o, metricsPort, deterministic);
         o.store = storeKind(store);
         o.storeDir = storeDir;
         if (o.store == KvLedgerOptions.StoreKind.CUSTOM && !deterministic)
@@ -241,7 +243,6 @@ final class RunCommand implements Callable<Integer>
         o.copyDelayMaxNs = copyDelayUs * 1_000;
         o.label = "kvledger run " + workload.cliName();
         o.cudaCopyPath = ioBackend;
-        MetricsOption.apply(o, metricsPort, deterministic);
         return o;
     }
 

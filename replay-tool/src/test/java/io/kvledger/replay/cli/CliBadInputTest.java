@@ -247,6 +247,23 @@ class CliBadInputTest
     }
 
     @Test
+    void shouldRefuseAMetricsPortInUseBeforeCreatingTheJournal() throws IOException
+    {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+            java.net.InetAddress.getLoopbackAddress()))
+        {
+            final int port = taken.getLocalPort();
+
+            final String error = kvledger("run", "--requests", 1, "--metrics-port", port, "--journal", journal,
+                "--store-dir", store).failsWithOneLine();
+
+            assertTrue(error.startsWith("kvledger: --metrics-port " + port + ": cannot listen on 127.0.0.1:" + port +
+                ": "), error);
+            assertFalse(Files.exists(journal), "no header-only journal is left behind");
+        }
+    }
+
+    @Test
     void shouldRefuseAJournalDirectoryThatExistsOrCannotBeCreated() throws IOException
     {
         final Path existing = Files.createDirectories(dir.resolve("existing-journal"));
