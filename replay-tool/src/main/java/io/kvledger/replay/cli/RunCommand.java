@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
@@ -329,6 +330,20 @@ final class RunCommand implements Callable<Integer>
      */
     private void checkFlags()
     {
+        final ParseResult given = spec.commandLine().getParseResult();
+        for (final String redisFlag : new String[]{"--redis-namespace", "--redis-timeout-ms"})
+        {
+            if (given.hasMatchedOption(redisFlag) && !deterministic &&
+                storeKind(store) != KvLedgerOptions.StoreKind.CUSTOM)
+            {
+                throw new CliException(redisFlag + " is for --store redis (the store is " + store + ")");
+            }
+        }
+        if (given.hasMatchedOption("--io-backend") && (deterministic || device != DeviceKind.CUDA))
+        {
+            throw new CliException("--io-backend is for --device cuda (the device is " +
+                (deterministic ? "simulated" : device.name().toLowerCase(Locale.ROOT)) + ")");
+        }
         RunLimits.checkWorkload(workload, requests, promptTokens, extendTokens, pageSize);
         RunLimits.checkPools(kvPages, mambaSlots, kvPageBytes, mambaStateBytes);
         Flags.rate("--retract-rate", retractRate, "the share of admitted staged loads retracted");

@@ -246,6 +246,31 @@ class CliBadInputTest
         assertFalse(Files.exists(store), "no store directory is created");
     }
 
+    static Stream<Arguments> ignoredRunFlags()
+    {
+        return Stream.of(
+            arguments("--store file --redis-timeout-ms=-5", "--redis-timeout-ms is for --store redis (the store is " +
+                "file)"),
+            arguments("--redis-namespace=", "--redis-namespace is for --store redis (the store is file)"),
+            arguments("--store memory --redis-timeout-ms 100", "--redis-timeout-ms is for --store redis (the store " +
+                "is memory)"),
+            arguments("--io-backend=direct", "--io-backend is for --device cuda (the device is host)"),
+            arguments("--deterministic --device cuda --io-backend direct", "--io-backend is for --device cuda (the " +
+                "device is simulated)"));
+    }
+
+    @ParameterizedTest(name = "run {0}")
+    @MethodSource("ignoredRunFlags")
+    void shouldRefuseARunFlagThatTheChosenStoreOrDeviceWouldIgnore(final String flags, final String message)
+    {
+        final List<Object> args = new ArrayList<>(List.of("run", "--journal", journal, "--store-dir", store));
+        args.addAll(List.of(flags.split(" ")));
+
+        assertEquals("kvledger: " + message, kvledger(args.toArray()).failsWithOneLine());
+        assertFalse(Files.exists(journal), "no journal directory is created");
+        assertFalse(Files.exists(store), "no store directory is created");
+    }
+
     @Test
     void shouldRefuseAMetricsPortInUseBeforeCreatingTheJournal() throws IOException
     {
