@@ -62,6 +62,7 @@ public final class JournalReader implements AutoCloseable
     private boolean closed;
 
     private String truncatedFile;
+    private String firstQueueFile;
     private long truncatedLength;
     private long ordinal;
     private long documents;
@@ -584,10 +585,37 @@ public final class JournalReader implements AutoCloseable
         {
             stopAt(lastCycle, -1, align(lastEnd), lastFileName);
         }
-        final String where = 0 == ordinal ? "before the first document" : "after document " + (ordinal - 1) +
-            " (cycle " + lastCycle + ", index 0x" + Long.toHexString(lastIndex) + ", " + lastFileName + ")";
-        return outcome(ReadStatus.CORRUPT, "Chronicle Queue failed " + where + ": " + ex +
-            (null == truncatedFile ? "" : "; " + truncation()));
+        final String file = null != lastFileName && !lastFileName.isEmpty() ? lastFileName : firstQueueFile;
+        final boolean fault = isMappedPageFault(ex);
+        final Long length = null == file ? null : fileLengths.get(file);
+        final String what = (fault ? "truncated" : "damaged") + (0 == ordinal ? " before the first document" : "");
+        final String why = fault ? (null == length ? "" : length + " bytes; ") + "Chronicle's index points past its " +
+            "end" : "Chronicle Queue cannot decode its header or index";
+        final String tail = null == truncatedFile ? "" : "; " + truncation();
+        if (0 == ordinal)
+        {
+            stopAt(-1, -1, -1, file);
+            return outcome(ReadStatus.CORRUPT, "the queue file " + file + " is " + what + " (" + why + ")" + tail);
+        }
+        return outcome(ReadStatus.CORRUPT, "Chronicle Queue failed after document " + (ordinal - 1) + " (cycle " +
+            lastCycle + ", index 0x" + Long.toHexString(lastIndex) + ", " + lastFileName + "): the queue file " +
+            file + " is " + what + " (" + why + ")" + tail);
+    }
+
+    /**
+     * A fault on a mapped page, which the JVM reports as an InternalError (SIGBUS): the file ends before what its
+     * index points to. Anything else means Chronicle could not decode what it found.
+     */
+    private static boolean isMappedPageFault(final Throwable ex)
+    {
+        for (Throwable t = ex; null != t; t = t.getCause())
+        {
+            if (t instanceof InternalError)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private ReadOutcome corrupt(final String problem)
@@ -650,6 +678,7 @@ public final class JournalReader implements AutoCloseable
         headerRead = false;
         fileLengths.clear();
         truncatedFile = null;
+        firstQueueFile = null;
         truncatedLength = -1;
         ordinal = 0;
         documents = 0;
@@ -707,6 +736,7 @@ public final class JournalReader implements AutoCloseable
         }
 
         Collections.sort(queueFiles);
+        firstQueueFile = queueFiles.get(0);
         for (final String name : queueFiles)
         {
             final long length = fileLengths.get(name);

@@ -156,7 +156,39 @@ public final class CountersFile
             throw new IllegalArgumentException(file + " is a damaged counters file (buffer lengths " +
                 metadataLength + " and " + valuesLength + " in " + size + " bytes)");
         }
-        return new CountersFile(file, mapped, metadataLength, valuesLength);
+        final CountersFile counters = new CountersFile(file, mapped, metadataLength, valuesLength);
+        counters.checkLabels();
+        return counters;
+    }
+
+    /**
+     * Every allocated counter's label length must lie within its record: a damaged length would make the reader
+     * allocate or read up to 2 GiB (OutOfMemoryError, NegativeArraySizeException, IndexOutOfBoundsException).
+     *
+     * @throws IllegalArgumentException naming the counter and the length.
+     */
+    private void checkLabels()
+    {
+        final CountersReader reader = reader();
+        for (int id = 0; id <= reader.maxCounterId(); id++)
+        {
+            final int state = reader.getCounterState(id);
+            if (CountersReader.RECORD_UNUSED == state)
+            {
+                return;
+            }
+            if (CountersReader.RECORD_ALLOCATED == state)
+            {
+                final int labelLength =
+                    metadata.getInt(CountersReader.metaDataOffset(id) + CountersReader.LABEL_OFFSET);
+                if (labelLength < 0 || labelLength > CountersReader.MAX_LABEL_LENGTH)
+                {
+                    throw new IllegalArgumentException(path + " is a damaged counters file (counter " + id +
+                        " has a label length of " + labelLength + " bytes, at most " + CountersReader.MAX_LABEL_LENGTH +
+                        ")");
+                }
+            }
+        }
     }
 
     /** @return a manager that allocates counters (writer only). */

@@ -182,12 +182,24 @@ final class ShadowState
                 List.of(new HistoryEntry(scope.sequence, EffectText.describe(e, i)))));
             return null;
         }
-        return pool[(int)id];
+        return slotAt(pool, Pool.get(code), (int)id);
     }
 
     ShadowSlot slotAt(final Pool pool, final int id)
     {
-        return slots[pool.value()][id];
+        return slotAt(slots[pool.value()], pool, id);
+    }
+
+    /** A slot is made when first touched: a free slot nobody touched needs no object (a pool may hold millions). */
+    private static ShadowSlot slotAt(final ShadowSlot[] pool, final Pool poolName, final int id)
+    {
+        ShadowSlot slot = pool[id];
+        if (null == slot)
+        {
+            slot = new ShadowSlot(poolName, id);
+            pool[id] = slot;
+        }
+        return slot;
     }
 
     ShadowOp findOp(final long id)
@@ -205,10 +217,6 @@ final class ShadowState
     void size(final Pool pool, final int capacity)
     {
         final ShadowSlot[] array = new ShadowSlot[Math.max(0, capacity)];
-        for (int i = 0; i < array.length; i++)
-        {
-            array[i] = new ShadowSlot(pool, i);
-        }
         slots[pool.value()] = array;
         java.util.Arrays.fill(counts[pool.value()], 0);
         counts[pool.value()][SlotState.FREE.value()] = array.length;

@@ -45,6 +45,8 @@ final class BenchCommand implements Callable<Integer>
     static final int MAX_REQUESTS = 1_024;
     /** Most iterations. */
     static final int MAX_ITERATIONS = 10_000;
+    /** Most MiB per --store-bench cell: the four file-store cells keep 4 x this on disk until the end. */
+    static final int MAX_STORE_MIB = 1_024;
 
     @Spec
     private CommandSpec spec;
@@ -83,7 +85,7 @@ final class BenchCommand implements Callable<Integer>
     List<String> redis = new ArrayList<>();
 
     @Option(names = "--store-mib", defaultValue = "16", description = "MiB written and fetched per --store-bench " +
-        "cell (default: ${DEFAULT-VALUE}).")
+        "cell, 1 to 1,024 (default: ${DEFAULT-VALUE}).")
     int storeMib;
 
     @Option(names = "--store-dir", paramLabel = "DIR", description = "Where --store-bench puts the file store " +
@@ -111,6 +113,7 @@ final class BenchCommand implements Callable<Integer>
     @Override
     public Integer call() throws IOException
     {
+        validate();
         if (dataPath || device != DeviceKind.HOST)
         {
             return dataPath();
@@ -124,19 +127,11 @@ final class BenchCommand implements Callable<Integer>
             }
             return KvledgerMain.EXIT_CLEAN;
         }
-        if (json)
-        {
-            throw new CliException("--json needs --trace");
-        }
         final PrintWriter out = spec.commandLine().getOut();
         if (storeBench)
         {
             return StoreBench.run(out, storeMib, redis, storeDir);
         }
-        Flags.range("--requests", requests, 1, MAX_REQUESTS, "requests", "the recorded run and its effects are " +
-            "held in memory; its engine serves up to 1,024 requests at once");
-        Flags.range("--iterations", iterations, 2, MAX_ITERATIONS, "iterations", "the first quarter, at least " +
-            "one, warms up; each applies the whole recorded run");
         final RecordedRun run = RecordedRun.record(workload, requests, 1);
         final EngineConfig config = run.config;
         final List<InputRecord> inputs = run.inputs;
@@ -211,6 +206,70 @@ final class BenchCommand implements Callable<Integer>
             CountersBench.run(out, run, iterations);
         }
         return KvledgerMain.EXIT_CLEAN;
+    }
+
+    /**
+     * Every flag checked before anything is measured or created: the ranges, whatever the mode, and the flags that
+     * belong to another mode (--data-path, --trace, --store-bench) than the one chosen, instead of ignoring them.
+     */
+    private void validate()
+    {
+        Flags.range("--requests", requests, 1, MAX_REQUESTS, "requests", "the recorded run and its effects are " +
+            "held in memory; its engine serves up to 1,024 requests at once");
+        Flags.range("--iterations", iterations, 2, MAX_ITERATIONS, "iterations", "the first quarter, at least " +
+            "one, warms up; each applies the whole recorded run");
+        if (null != traces && storeBench)
+        {
+            throw new CliException("give --trace or --store-bench, not both");
+        }
+        if (dataPath && (null != traces || storeBench))
+        {
+            throw new CliException("give --data-path or " + (storeBench ? "--store-bench" : "--trace") + ", not both");
+        }
+        if (json && null == traces)
+        {
+            throw new CliException("--json needs --trace");
+        }
+        if (given("--no-pretouch") || given("--pretouch"))
+        {
+            if (null == traces)
+            {
+                throw new CliException((given("--no-pretouch") ? "--no-pretouch" : "--pretouch") + " needs --trace");
+            }
+        }
+        if (given("--repeats") && !dataPath)
+        {
+            throw new CliException("--repeats needs --data-path");
+        }
+        for (final String storeFlag : new String[]{"--store-mib", "--store-dir", "--redis"})
+        {
+            if (given(storeFlag) && !storeBench)
+            {
+                throw new CliException(storeFlag + " needs --store-bench");
+            }
+        }
+        if (storeBench)
+        {
+            Flags.range("--store-mib", storeMib, 1, MAX_STORE_MIB, "MiB", "written then fetched per cell; the four " +
+                "file-store cells keep up to 4 GiB on disk until the end");
+            if (null != storeDir)
+            {
+                Flags.writableDirectory("--store-dir", storeDir, "the store bench's file store");
+            }
+        }
+    }
+
+    /** Whether the flag was typed on the command line (not only defaulted). */
+    private boolean given(final String flag)
+    {
+        for (final String arg : spec.commandLine().getParseResult().originalArgs())
+        {
+            if (arg.equals(flag) || arg.startsWith(flag + "="))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int dataPath()

@@ -37,7 +37,8 @@ final class CheckCommand extends JournalCommand
     boolean json;
 
     @Option(names = "--html", paramLabel = "FILE",
-        description = "Also write a self-contained HTML report with an SVG timeline of the implicated slots.")
+        description = "Also write a self-contained HTML report with an SVG timeline of the implicated slots (a new " +
+            "file, outside the journal).")
     Path html;
 
     @Option(names = "--fail-fast", description = "Stop at the first document that breaks an invariant.")
@@ -53,6 +54,10 @@ final class CheckCommand extends JournalCommand
         if (invariants)
         {
             return listInvariants();
+        }
+        if (null != html)
+        {
+            OutputFiles.requireNewFile("--html", html, journal, "the html report");
         }
         // A clean journal needs no histories: the first pass keeps none (a fifth of the time goes into recording
         // them). Only when it finds a violation is the journal checked again, keeping the last effects of every

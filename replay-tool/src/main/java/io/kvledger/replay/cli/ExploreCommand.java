@@ -85,26 +85,7 @@ final class ExploreCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        if (seeds != null && minutes != null)
-        {
-            throw new CliException("give --seeds or --minutes, not both");
-        }
-        if (seeds != null && seeds < 1)
-        {
-            throw new CliException("--seeds must be 1 or more (got " + seeds + ")");
-        }
-        if (minutes != null && !(minutes > 0 && minutes <= 10_000))
-        {
-            throw new CliException("--minutes must be above 0 and at most 10000 (got " + minutes + ")");
-        }
-        if (record < 0)
-        {
-            throw new CliException("--record must be 0 or more (got " + record + ")");
-        }
-        if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory))
-        {
-            throw new CliException("--out " + outDirectory + " exists and is not a directory");
-        }
+        validate();
         long mask = 0;
         for (final FaultSwitch f : faults)
         {
@@ -164,7 +145,7 @@ final class ExploreCommand implements Callable<Integer>
                 err.flush();
             }
             out.flush();
-            if (!o.clean() && !keepGoing)
+            if ((!o.clean() && !keepGoing) || Long.MAX_VALUE == seed)
             {
                 break;
             }
@@ -194,6 +175,46 @@ final class ExploreCommand implements Callable<Integer>
         }
         out.flush();
         return found == 0 ? KvledgerMain.EXIT_CLEAN : KvledgerMain.EXIT_FOUND;
+    }
+
+    /** Every flag checked before the first seed runs or anything is written. */
+    private void validate()
+    {
+        if (seeds != null && minutes != null)
+        {
+            throw new CliException("give --seeds or --minutes, not both");
+        }
+        if (seeds != null && seeds < 1)
+        {
+            throw new CliException("--seeds must be 1 or more (got " + seeds + ")");
+        }
+        if (minutes != null && !(minutes > 0 && minutes <= 10_000))
+        {
+            throw new CliException("--minutes must be above 0 and at most 10000 (got " + minutes + ")");
+        }
+        if (record < 0)
+        {
+            throw new CliException("--record must be 0 or more (got " + record + ")");
+        }
+        if (!keepGoing && spec.commandLine().getParseResult().hasMatchedOption("--record"))
+        {
+            throw new CliException("--record needs --keep-going (without it the first finding is written and " +
+                "exploring stops)");
+        }
+        if (null == minutes)
+        {
+            final long seedCount = null != seeds ? seeds : 100;
+            if (firstSeed > Long.MAX_VALUE - (seedCount - 1))
+            {
+                throw new CliException("--first-seed " + firstSeed + " with " + (null != seeds ? "--seeds " + seeds :
+                    "the default 100 seeds") + " runs past the largest seed, " + Flags.number(Long.MAX_VALUE));
+            }
+        }
+        if (Files.exists(outDirectory) && !Files.isDirectory(outDirectory))
+        {
+            throw new CliException("--out " + outDirectory + " exists and is not a directory");
+        }
+        Flags.writableDirectory("--out", outDirectory, "the findings");
     }
 
     private static String line(final Explorer.Outcome o)

@@ -1,9 +1,13 @@
 package io.kvledger.replay.cli;
 
+import io.kvledger.engine.store.IoReason;
+
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.Locale;
 
 /**
@@ -221,6 +225,53 @@ final class Flags
         return null == reason ? null : "cannot be created: " + ancestor + " is " + reason;
     }
 
+    /**
+     * Create the missing directories of a path and remove them again: permissions do not tell everything (root may
+     * write anywhere by them, yet not under /proc; a read-only mount), the operating system does.
+     *
+     * @return why the directory cannot be created, or null when it can.
+     */
+    private static String probeCreate(final Path directory)
+    {
+        final Deque<Path> missing = new ArrayDeque<>();
+        for (Path p = directory.toAbsolutePath().normalize(); null != p && !Files.exists(p); p = p.getParent())
+        {
+            missing.push(p);
+        }
+        final Deque<Path> made = new ArrayDeque<>();
+        try
+        {
+            for (final Path p : missing)
+            {
+                Files.createDirectory(p);
+                made.push(p);
+            }
+            return null;
+        }
+        catch (final IOException ex)
+        {
+            return "cannot be created: " + IoReason.of(ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            return "cannot be created: " + ex.getMessage();
+        }
+        finally
+        {
+            for (final Path p : made)
+            {
+                try
+                {
+                    Files.deleteIfExists(p);
+                }
+                catch (final IOException ex)
+                {
+                    // left behind empty; nothing was written into it
+                }
+            }
+        }
+    }
+
     private static String reasonForExisting(final Path path)
     {
         if (!Files.isDirectory(path))
@@ -257,7 +308,11 @@ final class Flags
 
     private static void creatable(final String flag, final Path directory, final String purpose)
     {
-        final String reason = unwritableReason(directory);
+        String reason = unwritableReason(directory);
+        if (null == reason && !Files.exists(directory))
+        {
+            reason = probeCreate(directory);
+        }
         if (null != reason)
         {
             throw new CliException(flag + " " + directory + ": " + reason + "; " + purpose +

@@ -92,6 +92,12 @@ public final class KvledgerMain implements Callable<Integer>
         {
             commandLine.addSubcommand(command);
         }
+        // Every subcommand's help lists -V, --version (mixinStandardHelpOptions): it prints what kvledger --version
+        // prints, instead of nothing.
+        for (final CommandLine subcommand : commandLine.getSubcommands().values())
+        {
+            subcommand.getCommandSpec().versionProvider(new Version());
+        }
         commandLine.setOut(out);
         commandLine.setErr(err);
         commandLine.setParameterExceptionHandler(KvledgerMain::onParameterError);
@@ -118,7 +124,7 @@ public final class KvledgerMain implements Callable<Integer>
         catch (final Throwable t)
         {
             // An Error escaping a command (a missing class in a trimmed runtime, out of memory): still one line.
-            errWriter.println("kvledger: " + t);
+            errWriter.println("kvledger: " + (t instanceof OutOfMemoryError ? outOfMemory(t) : t));
             if (java.util.Arrays.asList(args).contains(VERBOSE))
             {
                 t.printStackTrace(errWriter);
@@ -130,6 +136,28 @@ public final class KvledgerMain implements Callable<Integer>
             outWriter.flush();
             errWriter.flush();
         }
+    }
+
+    /**
+     * An OutOfMemoryError in kvledger's words: what ran out, the heap this JVM had and how to give it more.
+     *
+     * @param error the error.
+     * @return one line.
+     */
+    static String outOfMemory(final Throwable error)
+    {
+        final String message = error.getMessage();
+        if (null != message && message.startsWith("Direct buffer memory"))
+        {
+            final long directMiB = Flags.maxDirectMemory() >> 20;
+            return "out of memory (direct buffer memory, at most " + Flags.number(directMiB) + " MiB); run it " +
+                "again with more, e.g. KVLEDGER_JAVA_OPTS=-XX:MaxDirectMemorySize=" +
+                Math.max(1, directMiB * 4 >> 10) + "g";
+        }
+        final long maxMiB = Runtime.getRuntime().maxMemory() >> 20;
+        return "out of memory (" + (null == message ? "Java heap space" : message) +
+            ", with a heap of at most " + Flags.number(maxMiB) + " MiB); run it again with more, e.g. " +
+            "KVLEDGER_JAVA_OPTS=-Xmx" + Math.max(1, maxMiB * 4 >> 10) + "g";
     }
 
     /**

@@ -2,9 +2,15 @@ package io.kvledger.replay.cli;
 
 import io.kvledger.engine.runtime.KvLedgerOptions;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
 /**
  * Checks {@code --metrics-port} and sets it on the runtime options: a TCP port from 0 (a free one) to 65535, for a
- * live run only (a deterministic run has no engine loop to watch).
+ * live run only (a deterministic run has no engine loop to watch). A port that cannot be listened on is refused
+ * here, before the journal is created, not once the run has made a header-only journal.
  */
 final class MetricsOption
 {
@@ -16,7 +22,7 @@ final class MetricsOption
      * @param options       the runtime options to set.
      * @param port          the port given, or null when the option was not.
      * @param deterministic whether the run is simulated in one thread.
-     * @throws CliException for a port out of range or a deterministic run.
+     * @throws CliException for a port out of range, in use, or a deterministic run.
      */
     static void apply(final KvLedgerOptions options, final Integer port, final boolean deterministic)
     {
@@ -32,6 +38,25 @@ final class MetricsOption
         {
             throw new CliException("--metrics-port needs a live run; --deterministic has no engine loop to serve");
         }
+        if (port > 0)
+        {
+            probe(port);
+        }
         options.metricsPort = port;
+    }
+
+    /** Listen on 127.0.0.1:port for a moment, as the metrics server will. */
+    private static void probe(final int port)
+    {
+        try (ServerSocket socket = new ServerSocket())
+        {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        }
+        catch (final IOException ex)
+        {
+            throw new CliException("--metrics-port " + port + ": cannot listen on 127.0.0.1:" + port + ": " +
+                ex.getMessage(), ex);
+        }
     }
 }

@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
@@ -227,6 +228,8 @@ final class RunCommand implements Callable<Integer>
             o.journalThread = journalThread;
         }
         o.device = device;
+        // before Redis is connected and anything created: a port in use is refused here
+        MetricsOption.apply(o, metricsPort, deterministic);
         o.store = storeKind(store);
         o.storeDir = storeDir;
         if (o.store == KvLedgerOptions.StoreKind.CUSTOM && !deterministic)
@@ -241,7 +244,6 @@ final class RunCommand implements Callable<Integer>
         o.copyDelayMaxNs = copyDelayUs * 1_000;
         o.label = "kvledger run " + workload.cliName();
         o.cudaCopyPath = ioBackend;
-        MetricsOption.apply(o, metricsPort, deterministic);
         return o;
     }
 
@@ -328,6 +330,20 @@ final class RunCommand implements Callable<Integer>
      */
     private void checkFlags()
     {
+        final ParseResult given = spec.commandLine().getParseResult();
+        for (final String redisFlag : new String[]{"--redis-namespace", "--redis-timeout-ms"})
+        {
+            if (given.hasMatchedOption(redisFlag) && !deterministic &&
+                storeKind(store) != KvLedgerOptions.StoreKind.CUSTOM)
+            {
+                throw new CliException(redisFlag + " is for --store redis (the store is " + store + ")");
+            }
+        }
+        if (given.hasMatchedOption("--io-backend") && (deterministic || device != DeviceKind.CUDA))
+        {
+            throw new CliException("--io-backend is for --device cuda (the device is " +
+                (deterministic ? "simulated" : device.name().toLowerCase(Locale.ROOT)) + ")");
+        }
         RunLimits.checkWorkload(workload, requests, promptTokens, extendTokens, pageSize);
         RunLimits.checkPools(kvPages, mambaSlots, kvPageBytes, mambaStateBytes);
         Flags.rate("--retract-rate", retractRate, "the share of admitted staged loads retracted");

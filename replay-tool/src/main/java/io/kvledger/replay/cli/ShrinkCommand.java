@@ -143,6 +143,7 @@ final class ShrinkCommand extends JournalCommand
 
     private void refuseUsedOutput()
     {
+        OutputFiles.requireOutsideJournal("--out", outDirectory, journal, "the reduced journal");
         if (!Files.exists(outDirectory))
         {
             Flags.writableDirectory("--out", outDirectory, "the reduced journal");

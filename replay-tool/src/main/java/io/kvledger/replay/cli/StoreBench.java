@@ -57,7 +57,6 @@ final class StoreBench
         {
             throw new CliException("--store-mib must be at least 1: " + mib);
         }
-        final Path root = null == storeDir ? Files.createTempDirectory("kvledger-store-bench") : storeDir;
         RedisConnector probe = null;
         if (!redisUris.isEmpty())
         {
@@ -69,6 +68,20 @@ final class StoreBench
             {
                 throw new CliException(ex.getMessage());
             }
+        }
+        // made once Redis answered, so a wrong --redis leaves no empty temporary directory behind
+        final Path root;
+        try
+        {
+            root = null == storeDir ? Files.createTempDirectory("kvledger-store-bench") : storeDir;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (null != probe)
+            {
+                probe.close();
+            }
+            throw ex;
         }
         out.printf(Locale.ROOT, "store bench: %d MiB written then fetched per cell (after one warm-up pass), %d " +
             "processors; file store in %s%s%n", mib, Runtime.getRuntime().availableProcessors(), root,

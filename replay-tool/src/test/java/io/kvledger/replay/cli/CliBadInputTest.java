@@ -151,6 +151,143 @@ class CliBadInputTest
         assertFalse(Files.exists(out), "no shrink output is created");
     }
 
+    static Stream<Arguments> badBenchFlags()
+    {
+        final String storeMib = "is out of range: 1 to 1,024 MiB (written then fetched per cell; the four " +
+            "file-store cells keep up to 4 GiB on disk until the end)";
+        final String iterations = "is out of range: 2 to 10,000 iterations (the first quarter, at least one, warms " +
+            "up; each applies the whole recorded run)";
+        return Stream.of(
+            arguments("--store-bench --store-mib 1000000", "--store-mib 1000000 " + storeMib),
+            arguments("--store-bench --store-mib 2147483647", "--store-mib 2147483647 " + storeMib),
+            arguments("--store-bench --store-mib 0", "--store-mib 0 " + storeMib),
+            arguments("--trace pr-bench --iterations -5", "--iterations -5 " + iterations),
+            arguments("--trace pr-bench --iterations 2000000000", "--iterations 2000000000 " + iterations),
+            arguments("--store-bench --iterations -5", "--iterations -5 " + iterations),
+            arguments("--store-bench --iterations 1 --store-mib 1", "--iterations 1 " + iterations),
+            arguments("--repeats=0", "--repeats needs --data-path"),
+            arguments("--repeats 3", "--repeats needs --data-path"),
+            arguments("--store-mib 4", "--store-mib needs --store-bench"),
+            arguments("--store-dir STORE", "--store-dir needs --store-bench"),
+            arguments("--redis redis://127.0.0.1:1", "--redis needs --store-bench"),
+            arguments("--store-bench --trace=pr-bench", "give --trace or --store-bench, not both"),
+            arguments("--data-path --device cuda --trace pr-bench", "give --data-path or --trace, not both"),
+            arguments("--data-path --device cuda --store-bench", "give --data-path or --store-bench, not both"),
+            arguments("--no-pretouch", "--no-pretouch needs --trace"),
+            arguments("--store-bench --json", "--json needs --trace"),
+            arguments("--store-bench --store-mib 1 --store-dir AFILE", "--store-dir AFILE: not a directory; the " +
+                "store bench's file store cannot be written there"));
+    }
+
+    @ParameterizedTest(name = "bench {0}")
+    @MethodSource("badBenchFlags")
+    void shouldRefuseBadOrConflictingBenchFlagsBeforeMeasuring(final String flags, final String message)
+    {
+        final List<Object> args = new ArrayList<>(List.of("bench"));
+        for (final String word : flags.split(" "))
+        {
+            args.add(word.replace("AFILE", aFile.toString()).replace("STORE", store.toString()));
+        }
+
+        final String error = kvledger(args.toArray()).failsWithOneLine();
+
+        assertEquals("kvledger: " + message.replace("AFILE", aFile.toString()), error);
+        assertFalse(Files.exists(store), "no store directory is created");
+    }
+
+    @Test
+    void shouldLeaveNoTemporaryStoreDirectoryWhenRedisCannotBeReached() throws IOException
+    {
+        final Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        final List<Path> before = storeBenchDirectories(tmp);
+
+        final String error = kvledger("bench", "--store-bench", "--store-mib", 1, "--redis", "redis://127.0.0.1:1")
+            .failsWithOneLine();
+
+        assertTrue(error.startsWith("kvledger: cannot connect to Redis at redis://127.0.0.1:1"), error);
+        assertEquals(before, storeBenchDirectories(tmp));
+    }
+
+    private static List<Path> storeBenchDirectories(final Path tmp) throws IOException
+    {
+        try (Stream<Path> files = Files.list(tmp))
+        {
+            return files.filter(f -> f.getFileName().toString().startsWith("kvledger-store-bench")).sorted().toList();
+        }
+    }
+
+    @Test
+    void shouldRefuseAnExploreOutputThatCannotBeWrittenBeforeExploring()
+    {
+        final Path out = dir.resolve("explored");
+
+        assertEquals("kvledger: --out " + aFile.resolve("x") + ": cannot be created: " + aFile.toAbsolutePath() +
+            " is not a directory; the findings cannot be written there",
+            kvledger("explore", "--seeds", 1, "--out=" + aFile.resolve("x")).failsWithOneLine());
+        assertEquals("kvledger: --record needs --keep-going (without it the first finding is written and exploring " +
+            "stops)", kvledger("explore", "--seeds", 1, "--record=0", "--out", out).failsWithOneLine());
+        assertEquals("kvledger: --first-seed 9223372036854775807 with --seeds 2 runs past the largest seed, " +
+            "9,223,372,036,854,775,807", kvledger("explore", "--first-seed=9223372036854775807", "--seeds=2",
+            "--out", out).failsWithOneLine());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void shouldTryCreatingAnOutputDirectoryWherePermissionsDoNotTell()
+    {
+        final Path proc = Path.of("/proc");
+        assumeTrue(Files.isDirectory(proc.resolve("self")), "Linux /proc");
+
+        final String explore = kvledger("explore", "--seeds", 1, "--out=/proc/kvledger-x").failsWithOneLine();
+        final String run = kvledger("run", "--journal=/proc/kvledger-x", "--store-dir", store).failsWithOneLine();
+
+        assertTrue(explore.startsWith("kvledger: --out /proc/kvledger-x: cannot be created: "), explore);
+        assertTrue(run.startsWith("kvledger: --journal /proc/kvledger-x: cannot be created: "), run);
+        assertFalse(Files.exists(store), "no store directory is created");
+    }
+
+    static Stream<Arguments> ignoredRunFlags()
+    {
+        return Stream.of(
+            arguments("--store file --redis-timeout-ms=-5", "--redis-timeout-ms is for --store redis (the store is " +
+                "file)"),
+            arguments("--redis-namespace=", "--redis-namespace is for --store redis (the store is file)"),
+            arguments("--store memory --redis-timeout-ms 100", "--redis-timeout-ms is for --store redis (the store " +
+                "is memory)"),
+            arguments("--io-backend=direct", "--io-backend is for --device cuda (the device is host)"),
+            arguments("--deterministic --device cuda --io-backend direct", "--io-backend is for --device cuda (the " +
+                "device is simulated)"));
+    }
+
+    @ParameterizedTest(name = "run {0}")
+    @MethodSource("ignoredRunFlags")
+    void shouldRefuseARunFlagThatTheChosenStoreOrDeviceWouldIgnore(final String flags, final String message)
+    {
+        final List<Object> args = new ArrayList<>(List.of("run", "--journal", journal, "--store-dir", store));
+        args.addAll(List.of(flags.split(" ")));
+
+        assertEquals("kvledger: " + message, kvledger(args.toArray()).failsWithOneLine());
+        assertFalse(Files.exists(journal), "no journal directory is created");
+        assertFalse(Files.exists(store), "no store directory is created");
+    }
+
+    @Test
+    void shouldRefuseAMetricsPortInUseBeforeCreatingTheJournal() throws IOException
+    {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1,
+            java.net.InetAddress.getLoopbackAddress()))
+        {
+            final int port = taken.getLocalPort();
+
+            final String error = kvledger("run", "--requests", 1, "--metrics-port", port, "--journal", journal,
+                "--store-dir", store).failsWithOneLine();
+
+            assertTrue(error.startsWith("kvledger: --metrics-port " + port + ": cannot listen on 127.0.0.1:" + port +
+                ": "), error);
+            assertFalse(Files.exists(journal), "no header-only journal is left behind");
+        }
+    }
+
     @Test
     void shouldRefuseAJournalDirectoryThatExistsOrCannotBeCreated() throws IOException
     {
@@ -226,6 +363,47 @@ class CliBadInputTest
         assertEquals("kvledger: no journal given: JOURNAL is empty", kvledger("stats", "").failsWithOneLine());
         assertEquals("kvledger: --journal is empty; give a directory",
             kvledger("run", "--journal", "", "--store-dir", store).failsWithOneLine());
+    }
+
+    @Test
+    void shouldRefuseAnOutputInsideTheJournalBeingReadAndKeepTheJournal() throws IOException
+    {
+        final Path clean = CliJournals.clean(dir.resolve("clean-not-overwritten"));
+        final Path metadata = clean.resolve("metadata.cq4t");
+        final Path queueFile;
+        try (Stream<Path> files = Files.list(clean))
+        {
+            queueFile = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        final byte[] metadataBefore = Files.readAllBytes(metadata);
+        final byte[] queueBefore = Files.readAllBytes(queueFile);
+
+        for (final Path inside : List.of(metadata, queueFile, clean.resolve("report.html"), clean,
+            clean.resolve("sub/../metadata.cq4t")))
+        {
+            assertEquals("kvledger: --html " + inside + " is inside the journal " + clean + " being read; the html " +
+                "report must be written outside it", kvledger("check", "--html=" + inside, clean).failsWithOneLine());
+        }
+        assertEquals("kvledger: --out " + clean.resolve("min") + " is inside the journal " + clean + " being read; " +
+            "the reduced journal must be written outside it",
+            kvledger("shrink", clean, "--out", clean.resolve("min")).failsWithOneLine());
+
+        assertTrue(java.util.Arrays.equals(metadataBefore, Files.readAllBytes(metadata)), "metadata unchanged");
+        assertTrue(java.util.Arrays.equals(queueBefore, Files.readAllBytes(queueFile)), "queue file unchanged");
+        assertFalse(Files.exists(clean.resolve("report.html")));
+        assertFalse(Files.exists(clean.resolve("min")));
+        kvledger("check", clean).exits(KvledgerMain.EXIT_CLEAN);
+    }
+
+    @Test
+    void shouldRefuseToOverwriteAnExistingHtmlFileBeforeChecking() throws IOException
+    {
+        final Path clean = CliJournals.clean(dir.resolve("clean-for-existing-html"));
+        final Path existing = Files.writeString(dir.resolve("mine.html"), "keep me");
+
+        assertEquals("kvledger: --html " + existing + " already exists; give a new file (the html report does not " +
+            "overwrite one)", kvledger("check", clean, "--html", existing).failsWithOneLine());
+        assertEquals("keep me", Files.readString(existing));
     }
 
     @Test

@@ -135,6 +135,35 @@ class CliErrorsTest
         assertTrue(error.contains("crc mismatch"), error);
     }
 
+    @ParameterizedTest(name = "truncated to {0} bytes")
+    @ValueSource(longs = {4096, 32768})
+    void shouldNameAQueueFileTruncatedAtAPageBoundaryBeforeTheFirstDocument(final long length) throws IOException
+    {
+        final Path journal = dir.resolve("page-truncated-" + length);
+        final Path queue = CliJournals.copy(clean, journal);
+        truncateTo(queue, length);
+
+        for (final String name : List.of("check", "dump", "replay"))
+        {
+            assertEquals("kvledger: corrupt journal " + journal + ": the queue file " + queue.getFileName() + " is " +
+                "truncated before the first document (" + length + " bytes; Chronicle's index points past its end)",
+                kvledger(command(name, journal)).failsWithOneLine());
+        }
+    }
+
+    @Test
+    void shouldNameAQueueFileWhoseIndexIsDamagedBeforeTheFirstDocument() throws IOException
+    {
+        final Path journal = dir.resolve("flipped-at-0x10");
+        final Path queue = CliJournals.copy(clean, journal);
+        CliJournals.flip(queue, 0x10, 2);
+
+        final String error = kvledger("check", journal).failsWithOneLine();
+
+        assertEquals("kvledger: corrupt journal " + journal + ": the queue file " + queue.getFileName() + " is " +
+            "damaged before the first document (Chronicle Queue cannot decode its header or index)", error);
+    }
+
     @Test
     void shouldRefuseADamagedHeader()
     {
@@ -227,6 +256,18 @@ class CliErrorsTest
         final String error = kvledger().failsWithOneLine();
 
         assertTrue(error.startsWith("kvledger: no command given; commands: run, demo, bench, check, replay, "), error);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"run", "demo", "bench", "check", "replay", "timeline", "inspect", "stats", "stat", "dump",
+        "shrink", "explore", "faults"})
+    void shouldPrintTheVersionForEverySubcommandAsTheTopLevelDoes(final String command)
+    {
+        final String expected = kvledger("--version").exits(0).out();
+
+        assertEquals(expected, kvledger(command, "-V").exits(0).out());
+        assertEquals(expected, kvledger(command, "--version").exits(0).out());
+        assertTrue(kvledger(command, "--help").exits(0).out().contains("-V, --version"));
     }
 
     @Test

@@ -117,7 +117,7 @@ class RunAndDemoCommandTest
     @Test
     void shouldServeAPeerTraceAndPrintOneJsonLinePerPhase() throws Exception
     {
-        final CliRun run = kvledger("bench", "--trace", "pr-bench", "--json", "--iterations", 1).exits(0);
+        final CliRun run = kvledger("bench", "--trace", "pr-bench", "--json", "--iterations", 2).exits(0);
         final java.util.List<String> lines = run.lines();
         assertEquals(3, lines.size(), run.out());
         final String[] phases = {"round1", "round2", "all"};

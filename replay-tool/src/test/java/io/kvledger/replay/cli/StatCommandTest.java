@@ -173,6 +173,46 @@ class StatCommandTest
     }
 
     @Test
+    void shouldRefuseADamagedLabelLengthWithOneLineAndSurviveRandomDamage(@TempDir final Path dir) throws IOException
+    {
+        final Path original = dir.resolve("original.dat");
+        final CountersFile written = CountersFile.create(original);
+        for (final String label : List.of("requests", "loads", "drops", "bytes moved"))
+        {
+            written.manager().allocate(label);
+        }
+        written.markReady();
+        final byte[] bytes = Files.readAllBytes(original);
+        CliRun.kvledger("stat", original).exits(KvledgerMain.EXIT_CLEAN);
+
+        final Path hugeLabel = Files.write(dir.resolve("huge-label.dat"), bytes);
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(hugeLabel.toFile(), "rw"))
+        {
+            file.seek(CountersFile.HEADER_LENGTH + org.agrona.concurrent.status.CountersReader.LABEL_OFFSET);
+            file.writeInt(Integer.reverseBytes(0x7fff_ffff));
+        }
+        assertBad(hugeLabel + " is a damaged counters file (counter 0 has a label length of 2147483647 bytes, at " +
+            "most 380)", "stat", hugeLabel);
+
+        for (int seed = 1; seed <= 40; seed++)
+        {
+            final java.util.Random random = new java.util.Random(seed);
+            final byte[] damaged = bytes.clone();
+            for (int i = 0; i < 200; i++)
+            {
+                damaged[CountersFile.HEADER_LENGTH + random.nextInt(damaged.length - CountersFile.HEADER_LENGTH)] =
+                    (byte)random.nextInt(256);
+            }
+            final Path file = Files.write(dir.resolve("damaged-" + seed + ".dat"), damaged);
+            final CliRun run = CliRun.kvledger("stat", file);
+            if (KvledgerMain.EXIT_CLEAN != run.exitCode())
+            {
+                assertBad("is a damaged counters file", "stat", file);
+            }
+        }
+    }
+
+    @Test
     void shouldKeepProgressQuietUnlessEnabledAndClearItsLine()
     {
         final StringWriter quiet = new StringWriter();

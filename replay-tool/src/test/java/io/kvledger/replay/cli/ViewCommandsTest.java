@@ -141,6 +141,20 @@ class ViewCommandsTest
             error);
     }
 
+    @Test
+    void shouldRefuseADumpFromPastTheEndAsInspectDoes()
+    {
+        final long past = cleanDocuments + 1;
+
+        assertEquals("kvledger: --from " + past + ": the journal ends at document #" + cleanDocuments,
+            kvledger("dump", clean, "--from", past).failsWithOneLine());
+        assertEquals("kvledger: --from 1000000: the journal ends at document #" + cleanDocuments,
+            kvledger("dump", clean, "--from", 1_000_000, "--json").failsWithOneLine());
+        final CliRun last = kvledger("dump", clean, "--from", cleanDocuments).exits(0);
+        assertTrue(last.firstLine().startsWith("kvledger: "), last.out());
+        assertTrue(last.out().contains("\n#" + cleanDocuments + " "), last.out());
+    }
+
     // ------------------------------------------------------------------------------------------------- stats
 
     @Test
