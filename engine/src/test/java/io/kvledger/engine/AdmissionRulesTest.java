@@ -46,53 +46,50 @@ class AdmissionRulesTest
         assertEquals(reason, d.reasonOf(EffectType.WAITED));
     }
 
+    /** An engine under {@code rules} and its answer to admitting one cold request of 2 pages alone in a pass. */
+    private record Alone(Driver driver, int result)
+    {
+    }
+
+    private static Alone admitAlone(final int rules, final long maxNewTokens, final long tokenBudget)
+    {
+        final Driver d = new Driver(base(rules).build(), true);
+        cold(d, 1, 2, 0, maxNewTokens);
+        d.passBegin(tokenBudget, 1 << 30, 1 << 30);
+        return new Alone(d, d.admit(1));
+    }
+
     @Test
     void shouldCountAPageInTheTotalAndWaitAtTheTokenBudget()
     {
         // 2 pages and 8 new tokens: rules 2 total 8 + 8 + 4 = 20, waiting at a budget of 20; rules 1 total 16.
         for (final long budget : new long[]{16, 20, 21})
         {
-            final Driver two = new Driver(base(2).build(), true);
-            cold(two, 1, 2, 0, 8);
-            two.passBegin(budget, 1 << 30, 1 << 30);
-            final int result = two.admit(1);
+            final Alone two = admitAlone(2, 8, budget);
             if (budget <= 20)
             {
-                assertWaited(two, result, Reason.TOKEN_BUDGET);
+                assertWaited(two.driver(), two.result(), Reason.TOKEN_BUDGET);
             }
             else
             {
-                assertEquals(ResultCode.OK, result, "rules 2 at budget " + budget);
+                assertEquals(ResultCode.OK, two.result(), "rules 2 at budget " + budget);
             }
-
-            final Driver one = new Driver(base(1).build(), true);
-            cold(one, 1, 2, 0, 8);
-            one.passBegin(budget, 1 << 30, 1 << 30);
-            assertEquals(ResultCode.OK, one.admit(1), "rules 1 admit exactly at budget " + budget);
+            assertEquals(ResultCode.OK, admitAlone(1, 8, budget).result(), "rules 1 admit at budget " + budget);
         }
-        final Driver one = new Driver(base(1).build(), true);
-        cold(one, 1, 2, 0, 8);
-        one.passBegin(15, 1 << 30, 1 << 30);
-        assertWaited(one, one.admit(1), Reason.TOKEN_BUDGET);
+        final Alone one = admitAlone(1, 8, 15);
+        assertWaited(one.driver(), one.result(), Reason.TOKEN_BUDGET);
     }
 
     @Test
     void shouldClipMaxNewTokensAt4096InTheTokenGate()
     {
-        final Driver two = new Driver(base(2).build(), true);
-        cold(two, 1, 2, 0, 100_000);
-        two.passBegin(65_536, 1 << 30, 1 << 30);
-        assertEquals(ResultCode.OK, two.admit(1), "8 + min(100,000, 4,096) + 4 fits 65,536");
+        assertEquals(ResultCode.OK, admitAlone(2, 100_000, 65_536).result(), "8 + min(100,000, 4,096) + 4 fits");
 
-        final Driver clipEdge = new Driver(base(2).build(), true);
-        cold(clipEdge, 1, 2, 0, 100_000);
-        clipEdge.passBegin(8 + EngineConfig.CLIP_MAX_NEW_TOKENS + PAGE, 1 << 30, 1 << 30);
-        assertWaited(clipEdge, clipEdge.admit(1), Reason.TOKEN_BUDGET);
+        final Alone clipEdge = admitAlone(2, 100_000, 8 + EngineConfig.CLIP_MAX_NEW_TOKENS + PAGE);
+        assertWaited(clipEdge.driver(), clipEdge.result(), Reason.TOKEN_BUDGET);
 
-        final Driver one = new Driver(base(1).build(), true);
-        cold(one, 1, 2, 0, 100_000);
-        one.passBegin(65_536, 1 << 30, 1 << 30);
-        assertWaited(one, one.admit(1), Reason.TOKEN_BUDGET);
+        final Alone one = admitAlone(1, 100_000, 65_536);
+        assertWaited(one.driver(), one.result(), Reason.TOKEN_BUDGET);
     }
 
     @Test
@@ -197,6 +194,22 @@ class AdmissionRulesTest
         return -1;
     }
 
+    /**
+     * Two cold requests of {@code pages} pages admitted in one pass that has ended; request 1 has a tail of
+     * {@code tail} tokens, request 2 none.
+     */
+    private static Driver twoAdmitted(final EngineConfig.Builder config, final int pages, final long tail)
+    {
+        final Driver d = new Driver(config.build(), true);
+        cold(d, 1, pages, tail, 8);
+        cold(d, 2, pages, 0, 8);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1));
+        assertEquals(ResultCode.OK, d.admit(2));
+        d.passEnd();
+        return d;
+    }
+
     @Test
     void shouldGiveAPartialLastPageItsOwnKvPageUntilTheRequestEnds()
     {
@@ -204,13 +217,7 @@ class AdmissionRulesTest
         {
             for (int ending = 0; ending < 3; ending++)
             {
-                final Driver d = new Driver(base(rules).build(), true);
-                cold(d, 1, 3, 2, 8);
-                cold(d, 2, 3, 0, 8);
-                d.passBegin();
-                assertEquals(ResultCode.OK, d.admit(1));
-                assertEquals(ResultCode.OK, d.admit(2));
-                d.passEnd();
+                final Driver d = twoAdmitted(base(rules), 3, 2);
                 final int tail = d.engine.requestTailPage(1);
                 final long requestPages = d.engine.pool(Pool.DEVICE_KV).count(SlotState.REQUEST);
                 if (rules == 2)
@@ -244,13 +251,7 @@ class AdmissionRulesTest
         for (final int rules : new int[]{1, 2})
         {
             // Five Mamba slots: two requests take a working and a tracking slot each; A's chunk takes the last.
-            final Driver d = new Driver(base(rules).deviceMambaSlots(5).build(), true);
-            cold(d, 1, 8, 0, 8);
-            cold(d, 2, 8, 0, 8);
-            d.passBegin();
-            assertEquals(ResultCode.OK, d.admit(1));
-            assertEquals(ResultCode.OK, d.admit(2));
-            d.passEnd();
+            final Driver d = twoAdmitted(base(rules).deviceMambaSlots(5), 8, 0);
             assertEquals(ResultCode.OK, d.chunk(1, 4));
             assertNotEquals(-1, d.engine.requestTrackingSlot(1));
 
