@@ -151,7 +151,7 @@ final class Admission extends Flow
         {
             if (!fetchMayBeAbandoned(r))
             {
-                effects.waited(requestId, Reason.PREFETCH_PENDING);
+                waited(requestId, Reason.PREFETCH_PENDING);
                 return ResultCode.NOT_ADMITTED;
             }
             // Rules 2 say how many pages the abandoned fetch was bringing; rules 1 wrote 0.
@@ -165,13 +165,13 @@ final class Admission extends Flow
         {
             // Without the L3 answer (or with a hit parked for staging) the controller cannot know what it would
             // give up; the prefetch policy decides whether to wait for it.
-            effects.waited(requestId, Reason.PREFETCH_PENDING);
+            waited(requestId, Reason.PREFETCH_PENDING);
             return ResultCode.NOT_ADMITTED;
         }
         if (current == RequestState.WAITING && requests.queryOp[r] != NONE &&
             state.nowNs - requests.arrivalNs[r] < QUERY_GRACE_NS)
         {
-            effects.waited(requestId, Reason.PREFETCH_PENDING);
+            waited(requestId, Reason.PREFETCH_PENDING);
             return ResultCode.NOT_ADMITTED;
         }
         if (requests.parkPages[r] > 0)
@@ -192,7 +192,7 @@ final class Admission extends Flow
 
         if (state.running >= state.passMaxRunning)
         {
-            effects.waited(requestId, Reason.RUNNING_LIMIT);
+            waited(requestId, Reason.RUNNING_LIMIT);
             return ResultCode.NOT_ADMITTED;
         }
 
@@ -288,7 +288,7 @@ final class Admission extends Flow
                 tree.match(requests.fpHi, requests.fpLo, requests.offset(r), holdEnd, true, scratchMatch);
                 if (scratchMatch.pages > fullPages)
                 {
-                    effects.waited(requestId, Reason.LOAD_IN_FLIGHT);
+                    waited(requestId, Reason.LOAD_IN_FLIGHT);
                     return false;
                 }
                 plan.hasHold = true;
@@ -310,7 +310,7 @@ final class Admission extends Flow
 
     private boolean fail(final long requestId, final Reason reason)
     {
-        effects.waited(requestId, reason);
+        waited(requestId, reason);
         return false;
     }
 
@@ -468,9 +468,15 @@ final class Admission extends Flow
 
     private int waitFor(final int r, final Reason reason)
     {
-        effects.waited(requests.id[r], reason);
-        counters.waits++;
+        waited(requests.id[r], reason);
         return ResultCode.NOT_ADMITTED;
+    }
+
+    /** A WAITED effect, counted (every reason: the counter and the journal's WAITED effects agree). */
+    private void waited(final long requestId, final Reason reason)
+    {
+        effects.waited(requestId, reason);
+        counters.waits++;
     }
 
     private int defer(final int r, final Reason reason)

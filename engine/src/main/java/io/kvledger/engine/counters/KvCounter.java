@@ -62,7 +62,7 @@ public enum KvCounter
     DEFERS(31, "defers", "defers", "kvledger_defers_total", Kind.COUNTER, Tier.FAST,
         "Admissions deferred (Mamba gate or allocation shortfall)"),
     WAITS(32, "waits", "waits", "kvledger_waits_total", Kind.COUNTER, Tier.FAST,
-        "Admissions that waited (L3 answer, fetch or staging)"),
+        "Admissions that waited, for any reason (the WAITED effects: L3 answer, running limit, budgets, allocation)"),
     DROPS(33, "drops", "drops", "kvledger_drops_total", Kind.COUNTER, Tier.FAST,
         "Staged holds dropped"),
     REJECTS(34, "rejects", "rejects", "kvledger_rejects_total", Kind.COUNTER, Tier.FAST,

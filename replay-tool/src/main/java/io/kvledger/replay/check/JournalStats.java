@@ -291,6 +291,14 @@ public final class JournalStats implements JournalListener
     }
 
     /**
+     * @return WAITED effects.
+     */
+    public long waits()
+    {
+        return sum(waits);
+    }
+
+    /**
      * @return REJECTED effects.
      */
     public long rejects()

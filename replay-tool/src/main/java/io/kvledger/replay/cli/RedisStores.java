@@ -51,16 +51,20 @@ final class RedisStores
     }
 
     /**
-     * One line about a Redis store after a run: where, and what it did.
+     * One line about a run's L3 store after the run: where, and what it did (a file store's I/O errors too: a full
+     * disk says so here).
      *
-     * @param store the run's store.
+     * @param store   the run's store.
+     * @param network whether the store is reached over the network (Redis): its timeouts and connection events.
      * @return the line.
      */
-    static String note(final L3Store store)
+    static String note(final L3Store store, final boolean network)
     {
         final StoreStats s = store.stats();
-        return String.format(Locale.ROOT, "%s: %,d pages written, %,d read, %,d missing, %,d corrupt, %,d I/O " +
-            "errors (%,d timeouts), %,d disconnects, %,d reconnects", store.describe(), s.pagesWritten(), s.pagesRead(),
-            s.missing(), s.corrupt(), s.ioErrors(), s.timeouts(), s.disconnects(), s.reconnects());
+        final String counts = String.format(Locale.ROOT, "%s: %,d pages written, %,d read, %,d missing, " +
+            "%,d corrupt, %,d I/O errors", store.describe(), s.pagesWritten(), s.pagesRead(), s.missing(), s.corrupt(),
+            s.ioErrors());
+        return network ? counts + String.format(Locale.ROOT, " (%,d timeouts), %,d disconnects, %,d reconnects",
+            s.timeouts(), s.disconnects(), s.reconnects()) : counts;
     }
 }

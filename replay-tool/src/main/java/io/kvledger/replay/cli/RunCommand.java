@@ -205,23 +205,8 @@ final class RunCommand implements Callable<Integer>
 
     KvLedgerOptions options(final Path journalDir)
     {
-        final EngineConfig.Builder b = EngineConfig.builder().pageSize(pageSize).deviceKvPages(kvPages)
-            .deviceMambaSlots(mambaSlots).seed(seed).prefetchPolicy(prefetch).kvPageBytes(kvPageBytes)
-            .mambaStateBytes(mambaStateBytes)
-            .maxRequestPages(Math.max(64, (promptTokens + extendTokens) / Math.max(1, pageSize) + 2));
-        for (final FaultSwitch f : faults)
-        {
-            b.fault(f);
-        }
         final KvLedgerOptions o = new KvLedgerOptions();
-        try
-        {
-            o.config = b.build();
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new CliException(ex.getMessage());
-        }
+        o.config = engineConfig();
         o.journalDir = journalDir;
         if (null != journalThread)
         {
@@ -245,6 +230,27 @@ final class RunCommand implements Callable<Integer>
         o.label = "kvledger run " + workload.cliName();
         o.cudaCopyPath = ioBackend;
         return o;
+    }
+
+    /** The engine configuration the flags describe (nothing connected or created). */
+    private EngineConfig engineConfig()
+    {
+        final EngineConfig.Builder b = EngineConfig.builder().pageSize(pageSize).deviceKvPages(kvPages)
+            .deviceMambaSlots(mambaSlots).seed(seed).prefetchPolicy(prefetch).kvPageBytes(kvPageBytes)
+            .mambaStateBytes(mambaStateBytes)
+            .maxRequestPages(Math.max(64, (promptTokens + extendTokens) / Math.max(1, pageSize) + 2));
+        for (final FaultSwitch f : faults)
+        {
+            b.fault(f);
+        }
+        try
+        {
+            return b.build();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException(ex.getMessage());
+        }
     }
 
     WorkloadOptions workloadOptions()
@@ -350,12 +356,13 @@ final class RunCommand implements Callable<Integer>
         Flags.rate("--abort-rate", abortRate, "the chance per step that a running request is aborted");
         Flags.range("--copy-delay-us", copyDelayUs, 0, RunLimits.MAX_COPY_DELAY_US, "microseconds",
             "extra time per device copy; a run makes thousands of copies");
-        final KvLedgerOptions probe = options(Path.of("kvledger-out"));
+        // The configuration only: building the options would connect to Redis (a second connector, never closed).
+        final EngineConfig config = engineConfig();
         final boolean directPools = !deterministic && device == DeviceKind.HOST;
         final RunLimits.HeldStore held = deterministic ? RunLimits.HeldStore.TAGS :
             storeKind(store) == KvLedgerOptions.StoreKind.MEMORY ? RunLimits.HeldStore.CONTENTS :
             RunLimits.HeldStore.NONE;
-        RunLimits.checkMemory(probe.config, workload, requests, promptTokens, extendTokens, held,
+        RunLimits.checkMemory(config, workload, requests, promptTokens, extendTokens, held,
             directPools ? Flags.maxDirectMemory() : Long.MAX_VALUE, Runtime.getRuntime().maxMemory());
         if (!deterministic && "file".equalsIgnoreCase(store))
         {

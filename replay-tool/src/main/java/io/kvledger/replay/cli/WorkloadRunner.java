@@ -106,10 +106,8 @@ final class WorkloadRunner
             {
                 ledger.close();
             }
-            if (options.store == KvLedgerOptions.StoreKind.CUSTOM)
-            {
-                r.storeNote = RedisStores.note(ledger.store());
-            }
+            // Every store's counts, so a file store on a full disk says so (I/O errors) as Redis does.
+            r.storeNote = RedisStores.note(ledger.store(), options.store == KvLedgerOptions.StoreKind.CUSTOM);
             counters = ledger.engine().counters();
             r.stateHash = ledger.engine().stateHash();
             r.bytesMoved = ledger.loop().movedBytes();

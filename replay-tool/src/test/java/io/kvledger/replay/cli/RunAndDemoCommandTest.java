@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -28,6 +29,9 @@ class RunAndDemoCommandTest
         {
             assertTrue(run.out().contains(line), line + " in\n" + run.out());
         }
+        assertTrue(run.out().matches("(?s).*L3 store +file store .*: [1-9][\\d,]* pages written, [\\d,]+ read, " +
+            "0 missing, 0 corrupt, 0 I/O errors\\n.*"), "the file store's line, no Redis connection counts:\n" +
+            run.out());
         kvledger("check", journal).exits(0);
         kvledger("replay", journal).exits(0);
     }
@@ -42,6 +46,26 @@ class RunAndDemoCommandTest
         assertTrue(run.out().contains("requests          16 (16 finished"), run.out());
         kvledger("check", journal).exits(0);
         kvledger("replay", journal).exits(0);
+    }
+
+    @Test
+    void shouldReportAFileStoreThatCannotWriteInTheSummary(@TempDir final Path dir) throws IOException
+    {
+        // Every fan-out directory of the store is a plain file: each write fails, as on a full disk.
+        final Path store = dir.resolve("l3");
+        for (final String kind : new String[]{"kv", "mamba"})
+        {
+            Files.createDirectories(store.resolve(kind));
+            for (int i = 0; i < 256; i++)
+            {
+                Files.createFile(store.resolve(kind).resolve(String.format("%02x", i)));
+            }
+        }
+        final CliRun run = kvledger("run", "--requests", 8, "--journal", dir.resolve("journal"), "--store-dir",
+            store).exits(0);
+        assertTrue(run.out().matches("(?s).*L3 store +file store .*: 0 pages written, 0 read, 0 missing, 0 corrupt, " +
+            "[1-9][\\d,]* I/O errors\\n.*"), "the failed writes are in the summary:\n" + run.out());
+        kvledger("check", dir.resolve("journal")).exits(0);
     }
 
     @Test

@@ -122,6 +122,7 @@ class StatCommandTest
         assertEquals(stats.loads(), c.get("loads").asLong());
         assertEquals(stats.defers(), c.get("defers").asLong());
         assertEquals(stats.drops(), c.get("drops").asLong());
+        assertEquals(stats.waits(), c.get("waits").asLong());
         assertEquals(stats.rejects(), c.get("rejects").asLong());
         long refused = 0;
         for (final Map.Entry<Integer, Long> code : stats.resultCodes().entrySet())
