@@ -589,6 +589,18 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         private void stop(final String reason, final Reply reply, final long ticket)
         {
             failure = reason;
+            // Published before anyone is answered: a caller told ENGINE_STOPPED reads FAILED in the counters.
+            try
+            {
+                if (observer != null)
+                {
+                    observer.onFailed();
+                }
+            }
+            catch (final Throwable ignore)
+            {
+                // the counters could not record it; the callers are still answered
+            }
             answer(reply, ticket, ResultCode.ENGINE_STOPPED);
             long appended;
             try
@@ -608,10 +620,6 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
                 // the data plane refused a launch while stopping; the journal already holds the decision
             }
             pending.release(Long.MAX_VALUE, failed);
-            if (observer != null)
-            {
-                observer.onFailed();
-            }
         }
 
         private void answer(final Reply reply, final long ticket, final int code)
