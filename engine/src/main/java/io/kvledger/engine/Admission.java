@@ -565,7 +565,6 @@ final class Admission extends Flow
         effects.admitted(requestId, opId, plan.prefixPages, plan.loadPages, NONE);
         markAdmitted(r, RequestState.STAGED);
         counters.loads++;
-        counters.loadedPages += plan.loadPages;
     }
 
     private void commitComputeOnly(final int r)

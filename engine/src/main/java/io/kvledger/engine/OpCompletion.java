@@ -98,10 +98,13 @@ final class OpCompletion extends Flow
                     lifecycle.backToWaiting(r);
                     effects.rejected(requests.id[r], kind == OpKind.LOAD ? Reason.LOAD_FAILED : Reason.COW_FAILED);
                 }
+                final int loadedPages = kind == OpKind.LOAD ? ops.pagesMoved[o] : 0;
                 completeOp(o, ok);
-                if (ok)
+                if (ok && kind == OpKind.LOAD)
                 {
+                    // Counted when the pages are on the device: a load cancelled or failed served no hit.
                     counters.loadsAcked++;
+                    counters.loadedPages += loadedPages;
                 }
                 read.drainParkedHits();
                 break;

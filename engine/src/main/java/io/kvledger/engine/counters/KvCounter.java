@@ -42,7 +42,7 @@ public enum KvCounter
     PREFIX_HIT_PAGES(21, "prefix cache hits (pages)", "prefixHitPages", "kvledger_prefix_cache_hits_total",
         Kind.COUNTER, Tier.FAST, "Prompt tokens (whole pages) of admitted requests found cached, device or L3"),
     L3_HIT_PAGES(22, "L3 hits loaded (pages)", "loadedPages", "kvledger_l3_cache_hits_total", Kind.COUNTER,
-        Tier.FAST, "Prompt tokens (whole pages) of admitted requests loaded from L3 through host staging"),
+        Tier.FAST, "Prompt tokens (whole pages) loaded from L3 through host staging, counted at the load's ack"),
     L3_QUERIES(23, "L3 existence queries", "queries", "kvledger_l3_queries_total", Kind.COUNTER, Tier.FAST,
         "L3 existence queries queued"),
     L3_HIT_PAGES_REPORTED(24, "L3 pages reported present", "hitPagesReported", "kvledger_l3_pages_present_total",

@@ -47,6 +47,9 @@ public final class JournalStats implements JournalListener
     private long stagedPages;
     private long admitted;
     private long loadedPages;
+    private long admittedLoadPages;
+    /** Pages of each LOAD op queued and not yet ended, by op id: counted as loaded at its ack. */
+    private final Map<Long, Long> loadPagesInFlight = new HashMap<>();
     private long loadsAcked;
     private long loadsFailed;
     private long loadsCancelled;
@@ -98,10 +101,39 @@ public final class JournalStats implements JournalListener
         effects.merge(type, 1L, Long::sum);
         switch (type)
         {
-            case OP_QUEUED -> opsQueued.merge(list.opKind(i), 1L, Long::sum);
-            case OP_ACKED -> loadsAcked += isLoad(list, i) ? 1 : 0;
-            case OP_FAILED -> loadsFailed += isLoad(list, i) ? 1 : 0;
-            case OP_CANCELLED -> loadsCancelled += isLoad(list, i) ? 1 : 0;
+            case OP_QUEUED ->
+            {
+                opsQueued.merge(list.opKind(i), 1L, Long::sum);
+                if (isLoad(list, i))
+                {
+                    loadPagesInFlight.put(list.id(i), list.value2(i));
+                }
+            }
+            case OP_ACKED ->
+            {
+                if (isLoad(list, i))
+                {
+                    loadsAcked++;
+                    loadedPages += loadPagesInFlight.getOrDefault(list.id(i), 0L);
+                    loadPagesInFlight.remove(list.id(i));
+                }
+            }
+            case OP_FAILED ->
+            {
+                if (isLoad(list, i))
+                {
+                    loadsFailed++;
+                    loadPagesInFlight.remove(list.id(i));
+                }
+            }
+            case OP_CANCELLED ->
+            {
+                if (isLoad(list, i))
+                {
+                    loadsCancelled++;
+                    loadPagesInFlight.remove(list.id(i));
+                }
+            }
             case DEFERRED -> defers.merge(reason(list, i), 1L, Long::sum);
             case HOLD_DROPPED -> drops.merge(reason(list, i), 1L, Long::sum);
             case REJECTED -> rejects.merge(reason(list, i), 1L, Long::sum);
@@ -116,7 +148,7 @@ public final class JournalStats implements JournalListener
             case ADMITTED ->
             {
                 admitted++;
-                loadedPages += list.value2(i);
+                admittedLoadPages += list.value2(i);
                 prefixPages += list.value1(i);
                 admittedRequestPages += requestPages.getOrDefault(list.owner(i), 0);
             }
@@ -214,7 +246,16 @@ public final class JournalStats implements JournalListener
     }
 
     /**
-     * @return pages loaded from staging by admissions (ADMITTED value2).
+     * @return LOAD ops cancelled before they launched (a retract or abort of their request).
+     */
+    public long loadsCancelled()
+    {
+        return loadsCancelled;
+    }
+
+    /**
+     * @return pages loaded from L3 through host staging: the pages of every LOAD acked ok (a load cancelled by a
+     * retract or failed loads nothing; its request recomputes).
      */
     public long loadedPages()
     {
@@ -242,15 +283,16 @@ public final class JournalStats implements JournalListener
      */
     public long deviceHitPages()
     {
-        return Math.max(0, prefixPages - loadedPages);
+        return Math.max(0, prefixPages - admittedLoadPages);
     }
 
     /**
-     * @return share of the admitted requests' pages that were cached (device or L3), 0 without admissions.
+     * @return share of the admitted requests' pages served from a cache: found on the device, or loaded from L3 by
+     * a load that was acked; 0 without admissions.
      */
     public double hitRate()
     {
-        return rate(prefixPages);
+        return rate(deviceHitPages() + loadedPages);
     }
 
     /**

@@ -120,7 +120,7 @@ final class WorkloadRunner
         r.aborted = s.aborted;
         r.retracts = s.retracts;
         r.inputs = counters.inputs;
-        r.loads = counters.loads;
+        r.loads = counters.loadsAcked;
         r.loadedPages = counters.loadedPages;
         r.hitTokens = counters.loadedPages * config.pageSize();
         r.defers = counters.defers;

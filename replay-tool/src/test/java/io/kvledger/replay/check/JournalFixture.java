@@ -108,8 +108,15 @@ final class JournalFixture
 
         Doc queued(final long op, final OpKind kind, final long owner, final Target... targets)
         {
+            // value2 is the pages the op moves, as the engine writes it: the KV pages it writes.
+            int pages = 0;
+            for (final Target target : targets)
+            {
+                final boolean kv = target.pool() == Pool.DEVICE_KV || target.pool() == Pool.HOST_KV;
+                pages += kv && target.role() == Role.WRITE ? 1 : 0;
+            }
             final int i = effects.add(EffectType.OP_QUEUED);
-            effects.id(i, op).opKind(i, kind).owner(i, owner).value1(i, targets.length).value2(i, 0);
+            effects.id(i, op).opKind(i, kind).owner(i, owner).value1(i, targets.length).value2(i, pages);
             for (final Target target : targets)
             {
                 final int t = effects.add(EffectType.OP_TARGET);
