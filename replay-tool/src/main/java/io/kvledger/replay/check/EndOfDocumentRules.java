@@ -58,7 +58,7 @@ final class EndOfDocumentRules extends ShadowPart
             final DocumentScope.Suspicion suspicion = scope.suspicions.get(suspicionIndex);
             if (suspicion.target().op.state.live() && !suspicion.target().reported)
             {
-                suspicion.target().reported = true;
+                suspicion.target().lapse();
                 slotFinding(Invariant.I13, suspicion.slot(), suspicion.explanation());
             }
         }

@@ -7,7 +7,8 @@ import io.kvledger.journal.codec.SlotState;
 /**
  * One slot read or written by an operation, with the owner the slot is allowed to keep while the operation is in
  * flight (the owner it had when the op was queued, or the first owner it got after the OP_TARGET when it was FREE
- * then).
+ * then). Once the slot has left that owner while the op was in flight (a finding), the target has lapsed: no owner
+ * is allowed any more, so a launch onto the slot handed back to the same request is reported too.
  */
 final class OpTarget
 {
@@ -18,6 +19,7 @@ final class OpTarget
     SlotState allowedState;
     long allowedOwner = -1;
     boolean reported;
+    boolean lapsed;
 
     OpTarget(final ShadowOp op, final Pool pool, final Role role, final int slot)
     {
@@ -43,11 +45,20 @@ final class OpTarget
         {
             return true;
         }
-        return allowedState != null && state == allowedState && owner == allowedOwner && state != SlotState.FREE;
+        return !lapsed && allowedState != null && state == allowedState && owner == allowedOwner &&
+            state != SlotState.FREE;
+    }
+
+    /** The finding that the slot left its allowed owner: reported once, and nothing is allowed from now on. */
+    void lapse()
+    {
+        reported = true;
+        lapsed = true;
     }
 
     String allowedLabel()
     {
-        return allowedState == null ? "unallocated" : EffectText.owner(allowedState, allowedOwner);
+        return (allowedState == null ? "unallocated" : EffectText.owner(allowedState, allowedOwner)) +
+            (lapsed ? ", freed since" : "");
     }
 }

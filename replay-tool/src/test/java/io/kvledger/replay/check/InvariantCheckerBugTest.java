@@ -67,6 +67,32 @@ class InvariantCheckerBugTest
     }
 
     @Test
+    void shouldReportTheLaunchOverASlotHandedBackToTheSameRequest()
+    {
+        final JournalFixture f = new JournalFixture();
+        Scenarios.staged(f);
+        Scenarios.admit(f, true);
+        final long retract = f.doc(InputType.RETRACT).request(R1)
+            .free(MAMBA, S, REQUEST, R1).free(MAMBA, TRACK, REQUEST, R1).free(KV, 2, REQUEST, R1)
+            .unlocked(NODE1, Component.FULL, REQUEST, R1, 2)
+            .state(R1, RequestState.ADMITTED, RequestState.WAITING).sequence();
+        // Re-admitted, the request gets S back: the owner the load was queued for, after the slot was freed.
+        f.doc(InputType.ADMIT).request(R1)
+            .reserved(R1, 2, 0)
+            .alloc(MAMBA, S, REQUEST, R1).alloc(MAMBA, 5, REQUEST, R1).reset(S).reset(5)
+            .admitted(R1, -1, 0, 0, -1).state(R1, RequestState.WAITING, RequestState.ADMITTED);
+        final long launch = Scenarios.launch(f).sequence();
+
+        final InvariantChecker checker = f.check();
+
+        assertFirst(checker, Invariant.I13, retract, "DEVICE_MAMBA:0");
+        assertOnly(checker, Invariant.I13);
+        final Violation atLaunch = checker.violations().get(checker.violations().size() - 1);
+        assertEquals(launch, atLaunch.documentSequence(), "the overwrite at the launch is a finding too");
+        assertTrue(atLaunch.explanation().contains("queued as REQUEST 1, freed since"), atLaunch.explanation());
+    }
+
+    @Test
     void shouldReportI17WhenADirtySlotIsHandedToARequestWithoutReset()
     {
         final JournalFixture f = Scenarios.fullPath();
