@@ -85,7 +85,7 @@ final class CheckCommand extends JournalCommand
         }
         if (json)
         {
-            out().println(report.toJson());
+            out().println(report.toJson(input.outcome().documents(), checker.stopped()));
             if (null != html)
             {
                 err().println("html report written to " + html);

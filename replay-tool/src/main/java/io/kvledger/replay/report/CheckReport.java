@@ -148,8 +148,28 @@ public final class CheckReport
      */
     public String toJson()
     {
+        return toJson(documents, false);
+    }
+
+    /**
+     * The report as JSON with the journal's own document count: {@code documents} is the journal's, as the text
+     * summary says; {@code checkedDocuments} how many the checker saw, fewer when {@code --fail-fast} stopped it
+     * ({@code stopped}, and {@code stoppedAfter} the last sequence checked).
+     *
+     * @param journalDocuments documents the journal holds.
+     * @param stopped          whether the check stopped at its first violation.
+     * @return the JSON text.
+     */
+    public String toJson(final long journalDocuments, final boolean stopped)
+    {
         final ObjectNode root = MAPPER.createObjectNode();
-        root.put("documents", documents);
+        root.put("documents", journalDocuments);
+        root.put("checkedDocuments", documents);
+        root.put("stopped", stopped);
+        if (stopped)
+        {
+            root.put("stoppedAfter", lastSequence);
+        }
         root.put("clean", clean());
         final ArrayNode array = root.putArray("violations");
         for (final Violation v : violations)

@@ -30,6 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ReportsTest
 {
+    /** The fields of a check report in JSON, in order. */
+    private static final List<String> CHECK_FIELDS =
+        List.of("documents", "checkedDocuments", "stopped", "clean", "violations");
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** Bug 2: S freed at #6 while load 102 is queued, given to request 2 at #8, load launched at #9. */
@@ -169,7 +173,7 @@ class ReportsTest
 
         final JsonNode json = MAPPER.readTree(CheckReport.of(checker).toJson());
 
-        assertEquals(List.of("documents", "clean", "violations"), names(json));
+        assertEquals(CHECK_FIELDS, names(json));
         assertEquals(9, json.get("documents").asLong());
         assertFalse(json.get("clean").asBoolean());
         final JsonNode first = json.get("violations").get(0);
@@ -190,7 +194,8 @@ class ReportsTest
 
         final String json = CheckReport.of(checker).toJson();
 
-        assertEquals("{\"documents\":11,\"clean\":true,\"violations\":[]}", json);
+        assertEquals("{\"documents\":11,\"checkedDocuments\":11,\"stopped\":false,\"clean\":true," +
+            "\"violations\":[]}", json);
         assertEquals("checked 11 documents of fixture: clean\n", CheckReport.of(checker).toText());
     }
 

@@ -23,6 +23,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CheckCommandTest
 {
+    /** The fields of a check report in JSON, in order. */
+    private static final List<String> CHECK_FIELDS =
+        List.of("documents", "checkedDocuments", "stopped", "clean", "violations");
+
     private static final Pattern DIRTY = Pattern.compile(
         "journal: (\\d+) documents, (\\d+) violations? \\(first: #(\\d+) I13 (DEVICE_MAMBA:\\d+)\\)");
 
@@ -54,7 +58,7 @@ class CheckCommandTest
     {
         final JsonNode json = kvledger("check", clean, "--json").exits(0).json();
 
-        assertEquals(List.of("documents", "clean", "violations"), CliRun.fieldNames(json));
+        assertEquals(CHECK_FIELDS, CliRun.fieldNames(json));
         assertTrue(json.get("documents").asLong() > 100, json.toString());
         assertTrue(json.get("clean").asBoolean());
         assertEquals(0, json.get("violations").size());
@@ -81,7 +85,7 @@ class CheckCommandTest
         final CliRun text = kvledger("check", buggy).exits(1);
         final JsonNode json = kvledger("check", buggy, "--json").exits(1).json();
 
-        assertEquals(List.of("documents", "clean", "violations"), CliRun.fieldNames(json));
+        assertEquals(CHECK_FIELDS, CliRun.fieldNames(json));
         assertFalse(json.get("clean").asBoolean());
         final Matcher first = DIRTY.matcher(text.firstLine());
         assertTrue(first.matches(), text.firstLine());
@@ -133,7 +137,12 @@ class CheckCommandTest
         final long firstSequence = all.get("violations").get(0).get("seq").asLong();
 
         final JsonNode json = kvledger("check", buggy, "--json", "--fail-fast").exits(1).json();
-        assertEquals(firstSequence, json.get("documents").asLong());
+        assertEquals(all.get("documents").asLong(), json.get("documents").asLong(), "the journal's documents");
+        assertEquals(firstSequence, json.get("checkedDocuments").asLong());
+        assertTrue(json.get("stopped").asBoolean());
+        assertEquals(firstSequence, json.get("stoppedAfter").asLong());
+        assertFalse(all.get("stopped").asBoolean());
+        assertEquals(all.get("documents").asLong(), all.get("checkedDocuments").asLong());
         for (final JsonNode violation : json.get("violations"))
         {
             assertEquals(firstSequence, violation.get("seq").asLong(), json.toString());
