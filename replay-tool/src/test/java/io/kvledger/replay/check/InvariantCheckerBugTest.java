@@ -37,23 +37,43 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class InvariantCheckerBugTest
 {
+    /**
+     * A staged request admitted with its load queued, then retracted under FREE_ON_RETRACT_WITH_QUEUED_LOAD: S goes
+     * straight back to the free list, the load stays queued.
+     *
+     * @return the retract's sequence.
+     */
+    private static long retractFreeingTheQueuedLoadsSlots(final JournalFixture f)
+    {
+        Scenarios.staged(f);
+        Scenarios.admit(f, true);
+        return f.doc(InputType.RETRACT).request(R1)
+            .free(MAMBA, S, REQUEST, R1).free(MAMBA, TRACK, REQUEST, R1).free(KV, 2, REQUEST, R1)
+            .unlocked(NODE1, Component.FULL, REQUEST, R1, 2)
+            .state(R1, RequestState.ADMITTED, RequestState.WAITING).sequence();
+    }
+
+    /**
+     * A request admitted without a hold that gets S (and slot 5), then the queued load's launch.
+     *
+     * @return the launch's sequence.
+     */
+    private static long admitWithSThenLaunch(final JournalFixture f, final long request)
+    {
+        f.doc(InputType.ADMIT).request(request)
+            .reserved(request, 2, 0)
+            .alloc(MAMBA, S, REQUEST, request).alloc(MAMBA, 5, REQUEST, request).reset(S).reset(5)
+            .admitted(request, -1, 0, 0, -1).state(request, RequestState.WAITING, RequestState.ADMITTED);
+        return Scenarios.launch(f).sequence();
+    }
+
     @Test
     void shouldReportI13WhenRetractFreesASlotItsQueuedLoadStillWrites()
     {
         final JournalFixture f = new JournalFixture();
-        Scenarios.staged(f);
-        Scenarios.admit(f, true);
-        // FREE_ON_RETRACT_WITH_QUEUED_LOAD: S straight back to the free list, the load stays queued
-        final long retract = f.doc(InputType.RETRACT).request(R1)
-            .free(MAMBA, S, REQUEST, R1).free(MAMBA, TRACK, REQUEST, R1).free(KV, 2, REQUEST, R1)
-            .unlocked(NODE1, Component.FULL, REQUEST, R1, 2)
-            .state(R1, RequestState.ADMITTED, RequestState.WAITING).sequence();
+        final long retract = retractFreeingTheQueuedLoadsSlots(f);
         f.doc(InputType.ARRIVE).request(R2);
-        f.doc(InputType.ADMIT).request(R2)
-            .reserved(R2, 2, 0)
-            .alloc(MAMBA, S, REQUEST, R2).alloc(MAMBA, 5, REQUEST, R2).reset(S).reset(5)
-            .admitted(R2, -1, 0, 0, -1).state(R2, RequestState.WAITING, RequestState.ADMITTED);
-        final long launch = Scenarios.launch(f).sequence();
+        final long launch = admitWithSThenLaunch(f, R2);
 
         final InvariantChecker checker = f.check();
 
@@ -70,18 +90,9 @@ class InvariantCheckerBugTest
     void shouldReportTheLaunchOverASlotHandedBackToTheSameRequest()
     {
         final JournalFixture f = new JournalFixture();
-        Scenarios.staged(f);
-        Scenarios.admit(f, true);
-        final long retract = f.doc(InputType.RETRACT).request(R1)
-            .free(MAMBA, S, REQUEST, R1).free(MAMBA, TRACK, REQUEST, R1).free(KV, 2, REQUEST, R1)
-            .unlocked(NODE1, Component.FULL, REQUEST, R1, 2)
-            .state(R1, RequestState.ADMITTED, RequestState.WAITING).sequence();
+        final long retract = retractFreeingTheQueuedLoadsSlots(f);
         // Re-admitted, the request gets S back: the owner the load was queued for, after the slot was freed.
-        f.doc(InputType.ADMIT).request(R1)
-            .reserved(R1, 2, 0)
-            .alloc(MAMBA, S, REQUEST, R1).alloc(MAMBA, 5, REQUEST, R1).reset(S).reset(5)
-            .admitted(R1, -1, 0, 0, -1).state(R1, RequestState.WAITING, RequestState.ADMITTED);
-        final long launch = Scenarios.launch(f).sequence();
+        final long launch = admitWithSThenLaunch(f, R1);
 
         final InvariantChecker checker = f.check();
 
