@@ -477,6 +477,15 @@ public final class ShadowModel
     }
 
     /**
+     * @param id request id.
+     * @return the request's state now ({@code ADMITTED}, ...), or {@code unknown}.
+     */
+    public String requestLabel(final long id)
+    {
+        return queries.requestLabel(id);
+    }
+
+    /**
      * @return the shape of the tree now.
      */
     public TreeSummary treeSummary()

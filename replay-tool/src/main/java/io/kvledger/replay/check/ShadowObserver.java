@@ -31,4 +31,17 @@ public interface ShadowObserver
     default void onNodeEffect(final long node, final long sequence, final EffectList effects, final int index)
     {
     }
+
+    /**
+     * An effect the shadow model attributes to a request: its state changes and admission outcomes, and the slots it
+     * takes or gives up.
+     *
+     * @param request  request id.
+     * @param sequence document sequence.
+     * @param effects  effect list.
+     * @param index    index of the effect.
+     */
+    default void onRequestEffect(final long request, final long sequence, final EffectList effects, final int index)
+    {
+    }
 }

@@ -108,6 +108,12 @@ final class ShadowQueries extends ShadowPart
         return tree.liveNode(id) != null;
     }
 
+    String requestLabel(final long id)
+    {
+        final ShadowRequest request = state.findRequest(id);
+        return request == null ? "unknown" : request.state.name();
+    }
+
     String nodeLabel(final long id)
     {
         final ShadowNode node = tree.liveNode(id);

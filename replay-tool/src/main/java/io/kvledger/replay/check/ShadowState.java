@@ -78,6 +78,10 @@ final class ShadowState
 
     void recordRequest(final long id, final EffectList e, final int i)
     {
+        if (observer != null)
+        {
+            observer.onRequestEffect(id, scope.sequence, e, i);
+        }
         if (historyLimit <= 0)
         {
             return;

@@ -16,8 +16,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Every effect that touched one slot (or one tree node) over a whole journal, with the owner after each: the
- * {@code kvledger timeline JOURNAL --slot mamba:17} view. Folds the journal into its own {@link ShadowModel} (no
+ * Every effect that touched one slot (or one tree node, or one request) over a whole journal, with the owner (or the
+ * node's or request's state) after each: the {@code kvledger timeline JOURNAL --slot mamba:17} view; a request
+ * ({@code request:28}, as {@code check} names the subject of an I18 or I9 finding) shows its state changes, its
+ * admission outcomes and the slots it took and gave up. Folds the journal into its own {@link ShadowModel} (no
  * histories, violations ignored) so op lifecycle events are attributed to the slots the ops target.
  */
 public final class SlotTimeline implements JournalListener, ShadowObserver
@@ -35,13 +37,15 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
 
     private final Pool pool;
     private final long id;
+    private final boolean request;
     private final ShadowModel model = new ShadowModel(v -> { }, 0).observer(this);
     private final List<Entry> entries = new ArrayList<>();
 
-    private SlotTimeline(final Pool pool, final long id)
+    private SlotTimeline(final Pool pool, final long id, final boolean request)
     {
         this.pool = pool;
         this.id = id;
+        this.request = request;
     }
 
     /**
@@ -51,7 +55,7 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
      */
     public static SlotTimeline forSlot(final Pool pool, final int slot)
     {
-        return new SlotTimeline(pool, slot);
+        return new SlotTimeline(pool, slot, false);
     }
 
     /**
@@ -60,12 +64,22 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
      */
     public static SlotTimeline forNode(final long node)
     {
-        return new SlotTimeline(null, node);
+        return new SlotTimeline(null, node, false);
+    }
+
+    /**
+     * @param request request id.
+     * @return a timeline of that request.
+     */
+    public static SlotTimeline forRequest(final long request)
+    {
+        return new SlotTimeline(null, request, true);
     }
 
     /**
      * Parse a subject as the command line takes it: {@code mamba:17} and {@code kv:3} (device pools),
-     * {@code host-kv:3}, {@code host-mamba:1}, a pool name such as {@code DEVICE_MAMBA:17}, or {@code node:5}.
+     * {@code host-kv:3}, {@code host-mamba:1}, a pool name such as {@code DEVICE_MAMBA:17}, {@code node:5} or
+     * {@code request:28}.
      *
      * @param spec subject.
      * @return a timeline of it.
@@ -76,7 +90,7 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
         final int colon = spec.lastIndexOf(':');
         if (colon <= 0 || colon == spec.length() - 1)
         {
-            throw new IllegalArgumentException("expected POOL:ID or node:ID, got '" + spec + "'");
+            throw new IllegalArgumentException("expected POOL:ID, node:ID or request:ID, got '" + spec + "'");
         }
         final String name = spec.substring(0, colon).trim().toUpperCase(Locale.ROOT).replace('-', '_');
         final long number;
@@ -92,7 +106,7 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
         {
             throw new IllegalArgumentException("negative id in '" + spec + "'");
         }
-        if (!"NODE".equals(name) && number > Integer.MAX_VALUE)
+        if (!"NODE".equals(name) && !"REQUEST".equals(name) && number > Integer.MAX_VALUE)
         {
             throw new IllegalArgumentException("slot id " + number + " in '" + spec + "' is larger than any pool");
         }
@@ -100,6 +114,8 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
         {
             case "NODE":
                 return forNode(number);
+            case "REQUEST":
+                return forRequest(number);
             case "MAMBA":
             case "DEVICE_MAMBA":
                 return forSlot(Pool.DEVICE_MAMBA, (int)number);
@@ -112,7 +128,7 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
                 return forSlot(Pool.HOST_MAMBA, (int)number);
             default:
                 throw new IllegalArgumentException("unknown pool '" + spec.substring(0, colon) +
-                    "' (mamba, kv, host-kv, host-mamba, DEVICE_MAMBA, ..., node)");
+                    "' (mamba, kv, host-kv, host-mamba, DEVICE_MAMBA, ..., node, request)");
         }
     }
 
@@ -148,18 +164,27 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
     @Override
     public void onNodeEffect(final long node, final long sequence, final EffectList effects, final int index)
     {
-        if (pool == null && node == id)
+        if (pool == null && !request && node == id)
         {
             entries.add(new Entry(sequence, EffectText.describe(effects, index), model.nodeLabel(node)));
         }
     }
 
+    @Override
+    public void onRequestEffect(final long request, final long sequence, final EffectList effects, final int index)
+    {
+        if (this.request && request == id)
+        {
+            entries.add(new Entry(sequence, EffectText.describe(effects, index), model.requestLabel(request)));
+        }
+    }
+
     /**
-     * @return {@code DEVICE_MAMBA:17} or {@code node:5}.
+     * @return {@code DEVICE_MAMBA:17}, {@code node:5} or {@code request:28}.
      */
     public String subject()
     {
-        return (pool == null ? Violation.NODE : pool.name()) + ":" + id;
+        return (request ? Violation.REQUEST : pool == null ? Violation.NODE : pool.name()) + ":" + id;
     }
 
     /**

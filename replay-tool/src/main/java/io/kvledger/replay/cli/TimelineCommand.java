@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvledger timeline JOURNAL --slot POOL:ID [--json]}: every effect that touched one slot or tree node, with
+ * {@code kvledger timeline JOURNAL --slot POOL:ID [--json]}: every effect that touched one slot, tree node or request, with
  * its owner after each.
  */
 @Command(
@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 final class TimelineCommand extends JournalCommand
 {
     @Option(names = "--slot", required = true, paramLabel = "POOL:ID",
-        description = "mamba:17, kv:3, host-kv:1, host-mamba:0, DEVICE_MAMBA:2 or node:5.")
+        description = "mamba:17, kv:3, host-kv:1, host-mamba:0, DEVICE_MAMBA:2, node:5 or request:28.")
     String slot;
 
     @Option(names = "--json", description = "Print the timeline as JSON.")

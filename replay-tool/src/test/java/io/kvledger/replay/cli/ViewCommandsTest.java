@@ -57,6 +57,20 @@ class ViewCommandsTest
     }
 
     @Test
+    void shouldFollowTheRequestAViolationNamesOverTime()
+    {
+        final long request = firstViolation.get("history").findValues("effect").stream()
+            .map(JsonNode::asText).filter(text -> text.contains("REQUEST("))
+            .map(text -> Long.parseLong(text.replaceAll(".*REQUEST\\((\\d+)\\).*", "$1"))).findFirst().orElseThrow();
+
+        final CliRun run = kvledger("timeline", buggy, "--slot", "request:" + request).exits(0);
+
+        assertTrue(run.firstLine().matches("timeline of request:" + request + ": \\d+ effects"), run.out());
+        assertTrue(run.out().contains(" REQUEST_STATE req=" + request + " ? -> WAITING => "), run.out());
+        assertTrue(run.out().contains("(" + request + ")"), "the slots it took: " + run.out());
+    }
+
+    @Test
     void shouldShowATimelineAsJson()
     {
         final JsonNode json = kvledger("timeline", clean, "--slot", "kv:0", "--json").exits(0).json();
@@ -69,7 +83,7 @@ class ViewCommandsTest
 
     @ParameterizedTest
     @CsvSource({"mamba:1,DEVICE_MAMBA:1", "kv:3,DEVICE_KV:3", "host-kv:1,HOST_KV:1", "host-mamba:0,HOST_MAMBA:0",
-        "DEVICE_MAMBA:2,DEVICE_MAMBA:2", "node:1,node:1"})
+        "DEVICE_MAMBA:2,DEVICE_MAMBA:2", "node:1,node:1", "request:1,request:1"})
     void shouldAcceptEverySlotSpelling(final String spec, final String subject)
     {
         final JsonNode json = kvledger("timeline", clean, "--slot", spec, "--json").exits(0).json();
