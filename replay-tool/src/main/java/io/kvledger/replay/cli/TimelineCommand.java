@@ -5,8 +5,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code kvledger timeline JOURNAL --slot POOL:ID [--json]}: every effect that touched one slot, tree node or request, with
- * its owner after each.
+ * {@code kvledger timeline JOURNAL --slot POOL:ID [--json]}: every effect that touched one slot, tree node or
+ * request, with its owner (or state) after each.
  */
 @Command(
     name = "timeline",
