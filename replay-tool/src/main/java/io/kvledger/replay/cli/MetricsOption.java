@@ -38,20 +38,18 @@ final class MetricsOption
         {
             throw new CliException("--metrics-port needs a live run; --deterministic has no engine loop to serve");
         }
-        if (port > 0)
-        {
-            probe(port);
-        }
-        options.metricsPort = port;
+        // Port 0 is resolved here to the free port the probe got, so the run can say where it serves.
+        options.metricsPort = probe(port);
     }
 
-    /** Listen on 127.0.0.1:port for a moment, as the metrics server will. */
-    private static void probe(final int port)
+    /** Listen on 127.0.0.1:port for a moment, as the metrics server will; port 0 asks for a free one. */
+    private static int probe(final int port)
     {
         try (ServerSocket socket = new ServerSocket())
         {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            return socket.getLocalPort();
         }
         catch (final IOException ex)
         {

@@ -164,9 +164,9 @@ final class RunCommand implements Callable<Integer>
         if (!json)
         {
             out.println(describe());
-            if (null != metricsPort && metricsPort > 0)
+            if (null != metricsPort)
             {
-                out.println("  metrics on http://127.0.0.1:" + metricsPort + MetricsServer.PATH);
+                out.println("  metrics on http://127.0.0.1:" + options.metricsPort + MetricsServer.PATH);
             }
             out.flush();
         }

@@ -49,6 +49,15 @@ class RunAndDemoCommandTest
     }
 
     @Test
+    void shouldSayWhichFreePortTheMetricsServeOnForPortZero(@TempDir final Path dir)
+    {
+        final CliRun run = kvledger("run", "--requests", 2, "--metrics-port", 0, "--journal", dir.resolve("journal"),
+            "--store-dir", dir.resolve("l3")).exits(0);
+
+        assertTrue(run.out().matches("(?s).*\n  metrics on http://127\\.0\\.0\\.1:[1-9]\\d*/metrics\n.*"), run.out());
+    }
+
+    @Test
     void shouldReportAFileStoreThatCannotWriteInTheSummary(@TempDir final Path dir) throws IOException
     {
         // Every fan-out directory of the store is a plain file: each write fails, as on a full disk.
