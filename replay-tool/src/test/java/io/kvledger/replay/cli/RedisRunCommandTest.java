@@ -58,6 +58,27 @@ class RedisRunCommandTest
     }
 
     @Test
+    void shouldConnectToRedisOnceForARun(@TempDir final Path dir)
+    {
+        final long before = connectionsReceived();
+        kvledger("run", "--store", "redis", "--redis", single.node(0).uri(), "--requests", 2, "--journal",
+            dir.resolve("j")).exits(0);
+        final long after = connectionsReceived();
+
+        // Each INFO is a connection of its own; one connector opens an admin and a data connection. The flag
+        // checks built a second connector before, never closed: 4.
+        assertTrue(after - before - 1 <= 2, "connections made by the run: " + (after - before - 1));
+    }
+
+    private static long connectionsReceived()
+    {
+        final Matcher m = Pattern.compile("total_connections_received:(\\d+)")
+            .matcher(single.node(0).cli("INFO", "stats"));
+        assertTrue(m.find(), "INFO stats has total_connections_received");
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
     void shouldLoadInASecondProcessWhatTheFirstProcessComputed(@TempDir final Path dir) throws Exception
     {
         final String uri = single.node(0).uri();
