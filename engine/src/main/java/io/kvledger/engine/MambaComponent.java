@@ -347,7 +347,7 @@ final class MambaComponent implements TreeComponent
         final int t = tracking[request * 2];
         if (node != NONE && t != NONE)
         {
-            if (!finish && tree.mambaSlot(node) == NONE && !freshTrackingSlotAvailable())
+            if (!finish && tree.mambaSlot(node) == NONE && config.admissionRules() >= 2 && !ensureFreeSlot())
             {
                 // Rules 2: donating the tracking slot would leave the request without one (no slot free or
                 // evictable for its replacement); it keeps it and this chunk places no checkpoint.
@@ -365,10 +365,7 @@ final class MambaComponent implements TreeComponent
             tracking[request * 2 + 1] = NONE;
             if (!finish)
             {
-                if (pool.freeCount() == 0)
-                {
-                    tree.evictMamba(1, ignoreOpLocks);
-                }
+                ensureFreeSlot();
                 final int fresh = pool.allocate(SlotState.REQUEST, requestId);
                 if (fresh != SlotPool.NO_SLOT)
                 {
@@ -385,17 +382,16 @@ final class MambaComponent implements TreeComponent
     }
 
     /**
-     * Whether a chunk may donate its tracking slot: always under rules 1 (which let the replacement be missing);
-     * under rules 2 only when a replacement is free or can be evicted for (evicting it now, as the allocation after
-     * the donation would).
+     * Make room for one slot: evict one unlocked Mamba state when none is free.
+     *
+     * @return whether a slot is free now.
      */
-    private boolean freshTrackingSlotAvailable()
+    private boolean ensureFreeSlot()
     {
-        if (config.admissionRules() < 2 || pool.freeCount() > 0)
+        if (pool.freeCount() == 0)
         {
-            return true;
+            tree.evictMamba(1, ignoreOpLocks);
         }
-        tree.evictMamba(1, ignoreOpLocks);
         return pool.freeCount() > 0;
     }
 

@@ -33,7 +33,6 @@ public final class Session implements EnginePort
     private final IdleStrategy idle = new BackoffIdleStrategy(64, 64, 1_000, 50_000);
     private final BackendDataPlane dataPlane;
     private final long epochNs = System.nanoTime();
-    private final int pageSize;
     private long published;
 
     Session(final KvLedger ledger, final EngineLoop loop, final KvLedgerOptions options, final EngineConfig config,
@@ -45,7 +44,6 @@ public final class Session implements EnginePort
         input = new InputRecord(config.maxRequestPages());
         reply = new Reply(config.maxRequestPages());
         fingerprinter = new Fingerprinter(config.pageSize());
-        pageSize = config.pageSize();
         dataPlane = new BackendDataPlane(device);
     }
 
@@ -71,7 +69,7 @@ public final class Session implements EnginePort
         final long maxNewTokens)
     {
         if (null == tokens || count < 0 || count > tokens.length ||
-            count / pageSize > input.fingerprintCapacity())
+            count / fingerprinter.pageSize() > input.fingerprintCapacity())
         {
             return refuse(ResultCode.BAD_REQUEST_SIZE);
         }

@@ -1,14 +1,11 @@
 package io.kvledger.replay.cli;
 
-import io.kvledger.engine.store.L3Store;
 import io.kvledger.engine.store.L3StoreFactory;
 import io.kvledger.engine.store.RedisConnector;
 import io.kvledger.engine.store.RedisL3Store;
-import io.kvledger.engine.store.StoreStats;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The command line's side of {@code --store redis}: connect before the run starts (a wrong or unreachable URI is
@@ -48,23 +45,5 @@ final class RedisStores
         {
             throw new CliException(ex.getMessage());
         }
-    }
-
-    /**
-     * One line about a run's L3 store after the run: where, and what it did (a file store's I/O errors too: a full
-     * disk says so here).
-     *
-     * @param store   the run's store.
-     * @param network whether the store is reached over the network (Redis): its timeouts and connection events.
-     * @return the line.
-     */
-    static String note(final L3Store store, final boolean network)
-    {
-        final StoreStats s = store.stats();
-        final String counts = String.format(Locale.ROOT, "%s: %,d pages written, %,d read, %,d missing, " +
-            "%,d corrupt, %,d I/O errors", store.describe(), s.pagesWritten(), s.pagesRead(), s.missing(), s.corrupt(),
-            s.ioErrors());
-        return network ? counts + String.format(Locale.ROOT, " (%,d timeouts), %,d disconnects, %,d reconnects",
-            s.timeouts(), s.disconnects(), s.reconnects()) : counts;
     }
 }

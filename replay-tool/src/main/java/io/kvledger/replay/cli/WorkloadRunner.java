@@ -10,12 +10,15 @@ import io.kvledger.engine.sim.ServingLoop;
 import io.kvledger.engine.sim.SimulatedPort;
 import io.kvledger.engine.sim.Workload;
 import io.kvledger.engine.sim.WorkloadOptions;
+import io.kvledger.engine.store.L3Store;
+import io.kvledger.engine.store.StoreStats;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalWriter;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Runs a serving workload through the controller and journals it: live (Disruptor loop, device backend, L3
@@ -107,7 +110,7 @@ final class WorkloadRunner
                 ledger.close();
             }
             // Every store's counts, so a file store on a full disk says so (I/O errors) as Redis does.
-            r.storeNote = RedisStores.note(ledger.store(), options.store == KvLedgerOptions.StoreKind.CUSTOM);
+            r.storeNote = storeNote(ledger.store(), options.store == KvLedgerOptions.StoreKind.CUSTOM);
             counters = ledger.engine().counters();
             r.stateHash = ledger.engine().stateHash();
             r.bytesMoved = ledger.loop().movedBytes();
@@ -128,6 +131,24 @@ final class WorkloadRunner
         r.mismatchList = loop.mismatches();
         r.mismatches = r.mismatchList.size();
         return r;
+    }
+
+    /**
+     * One line about a run's L3 store after the run: where, and what it did (a file store's I/O errors too: a full
+     * disk says so here).
+     *
+     * @param store   the run's store.
+     * @param network whether the store is reached over the network (Redis): its timeouts and connection events.
+     * @return the line.
+     */
+    private static String storeNote(final L3Store store, final boolean network)
+    {
+        final StoreStats s = store.stats();
+        final String counts = String.format(Locale.ROOT, "%s: %,d pages written, %,d read, %,d missing, " +
+            "%,d corrupt, %,d I/O errors", store.describe(), s.pagesWritten(), s.pagesRead(), s.missing(), s.corrupt(),
+            s.ioErrors());
+        return network ? counts + String.format(Locale.ROOT, " (%,d timeouts), %,d disconnects, %,d reconnects",
+            s.timeouts(), s.disconnects(), s.reconnects()) : counts;
     }
 
     private static void attach(final ServingLoop loop, final Progress progress)
