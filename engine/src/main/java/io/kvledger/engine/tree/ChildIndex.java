@@ -6,19 +6,20 @@ import io.kvledger.engine.util.Hashing;
  * The tree's child index: which child of a node starts with a given page fingerprint.
  * <p>
  * Owns one open-addressing table keyed by (parent node, first-page fingerprint high and low word) whose value is
- * the child node id: parallel primitive arrays, a power-of-two capacity at least twice the node pool (so at most
- * half full), linear probing and backward-shift deletion (no tombstones). Probe order depends only on the key,
- * never on identity hashes. Allocation-free after construction; engine thread only.
+ * the child node id, a power-of-two capacity at least twice the node pool (so at most half full), linear probing
+ * and backward-shift deletion (no tombstones). Each slot is four consecutive longs of one array (parent and child
+ * packed in the first, then the fingerprint's two words, one unused), so a probe reads one cache line rather than
+ * one line in each of three or four parallel arrays: every step of a match walk is one lookup here. Probe order
+ * depends only on the key, never on identity hashes. Allocation-free after construction; engine thread only.
  */
 final class ChildIndex
 {
-    private static final int EMPTY = -1;
+    private static final int STRIDE = 4;
+    private static final int SHIFT = 2;
+    private static final long EMPTY = -1L;
 
     private final int mask;
-    private final int[] parentKey;
-    private final long[] hiKey;
-    private final long[] loKey;
-    private final int[] child;
+    private final long[] table;
     private int size;
 
     /**
@@ -32,13 +33,10 @@ final class ChildIndex
             capacity <<= 1;
         }
         mask = capacity - 1;
-        parentKey = new int[capacity];
-        hiKey = new long[capacity];
-        loKey = new long[capacity];
-        child = new int[capacity];
+        table = new long[capacity * STRIDE];
         for (int i = 0; i < capacity; i++)
         {
-            parentKey[i] = EMPTY;
+            table[i << SHIFT] = EMPTY;
         }
     }
 
@@ -51,7 +49,7 @@ final class ChildIndex
     int find(final int parentNode, final long hi, final long lo)
     {
         final int slot = findSlot(parentNode, hi, lo);
-        return slot < 0 ? RadixTree.NO_NODE : child[slot];
+        return slot < 0 ? RadixTree.NO_NODE : childAt(slot);
     }
 
     /**
@@ -65,14 +63,14 @@ final class ChildIndex
     void put(final int parentNode, final long hi, final long lo, final int childNode)
     {
         int slot = home(parentNode, hi, lo);
-        while (EMPTY != parentKey[slot])
+        while (occupied(slot))
         {
             slot = (slot + 1) & mask;
         }
-        parentKey[slot] = parentNode;
-        hiKey[slot] = hi;
-        loKey[slot] = lo;
-        child[slot] = childNode;
+        final int base = slot << SHIFT;
+        table[base] = pack(parentNode, childNode);
+        table[base + 1] = hi;
+        table[base + 2] = lo;
         size++;
     }
 
@@ -86,7 +84,7 @@ final class ChildIndex
      */
     void replace(final int parentNode, final long hi, final long lo, final int childNode)
     {
-        child[findSlot(parentNode, hi, lo)] = childNode;
+        table[findSlot(parentNode, hi, lo) << SHIFT] = pack(parentNode, childNode);
     }
 
     /**
@@ -109,21 +107,22 @@ final class ChildIndex
         while (true)
         {
             j = (j + 1) & mask;
-            if (EMPTY == parentKey[j])
+            if (!occupied(j))
             {
                 break;
             }
-            final int h = home(parentKey[j], hiKey[j], loKey[j]);
+            final int h = home(parentAt(j), hiAt(j), loAt(j));
             if (((j - h) & mask) >= ((j - hole) & mask))
             {
-                parentKey[hole] = parentKey[j];
-                hiKey[hole] = hiKey[j];
-                loKey[hole] = loKey[j];
-                child[hole] = child[j];
+                final int from = j << SHIFT;
+                final int to = hole << SHIFT;
+                table[to] = table[from];
+                table[to + 1] = table[from + 1];
+                table[to + 2] = table[from + 2];
                 hole = j;
             }
         }
-        parentKey[hole] = EMPTY;
+        table[hole << SHIFT] = EMPTY;
         size--;
     }
 
@@ -142,31 +141,36 @@ final class ChildIndex
     /** @param slot table slot. @return whether it holds an entry. */
     boolean occupied(final int slot)
     {
-        return EMPTY != parentKey[slot];
+        return EMPTY != table[slot << SHIFT];
     }
 
     /** @param slot occupied table slot. @return its parent key. */
     int parentAt(final int slot)
     {
-        return parentKey[slot];
+        return (int)(table[slot << SHIFT] >>> 32);
     }
 
     /** @param slot occupied table slot. @return its fingerprint high word key. */
     long hiAt(final int slot)
     {
-        return hiKey[slot];
+        return table[(slot << SHIFT) + 1];
     }
 
     /** @param slot occupied table slot. @return its fingerprint low word key. */
     long loAt(final int slot)
     {
-        return loKey[slot];
+        return table[(slot << SHIFT) + 2];
     }
 
     /** @param slot occupied table slot. @return its child. */
     int childAt(final int slot)
     {
-        return child[slot];
+        return (int)table[slot << SHIFT];
+    }
+
+    private static long pack(final int parentNode, final int childNode)
+    {
+        return ((long)parentNode << 32) | (childNode & 0xFFFF_FFFFL);
     }
 
     private int home(final int parentNode, final long hi, final long lo)
@@ -179,14 +183,19 @@ final class ChildIndex
     private int findSlot(final int parentNode, final long hi, final long lo)
     {
         int slot = home(parentNode, hi, lo);
-        while (EMPTY != parentKey[slot])
+        while (true)
         {
-            if (parentKey[slot] == parentNode && hiKey[slot] == hi && loKey[slot] == lo)
+            final int base = slot << SHIFT;
+            final long meta = table[base];
+            if (EMPTY == meta)
+            {
+                return -1;
+            }
+            if ((int)(meta >>> 32) == parentNode && table[base + 1] == hi && table[base + 2] == lo)
             {
                 return slot;
             }
             slot = (slot + 1) & mask;
         }
-        return -1;
     }
 }

@@ -1,15 +1,18 @@
 package io.kvledger.engine.tree;
 
 import io.kvledger.engine.util.Hashing;
-import org.agrona.collections.Long2LongHashMap;
 
 /**
  * The tree's lock receipts: who holds which lock, by receipt.
  * <p>
  * Owns a preallocated table of held locks (receipt, node, component code, holder kind code, holder id) with a
  * LIFO stack of free table slots, the map from receipt to table slot and the receipt counter (receipts are
- * increasing longs from 1, never reused). It does not change lock counts; the tree does that around
- * {@link #add} and {@link #take}. Allocation-free after construction; engine thread only.
+ * increasing longs from 1, never reused). The map is an open-addressing table indexed by the receipt's low bits
+ * (linear probing, backward-shift deletion): receipts are handed out in order and mostly released in about that
+ * order, so the receipts held at once sit in neighbouring slots and each lock and unlock touches lines already in
+ * the cache, where a hashed map scatters them over a table of twice the lock capacity. It does not change lock
+ * counts; the tree does that around {@link #add} and {@link #take}. Allocation-free after construction; engine
+ * thread only.
  */
 final class LockReceipts
 {
@@ -21,7 +24,10 @@ final class LockReceipts
     private final long[] holder;
     private final int[] freeSlots;
     private int freeTop;
-    private final Long2LongHashMap slotOf;
+    private final int mapMask;
+    private final long[] mapReceipt;
+    private final int[] mapSlot;
+    private int mapped;
     private long nextReceipt = 1;
 
     /**
@@ -42,7 +48,14 @@ final class LockReceipts
             node[i] = RadixTree.NO_NODE;
         }
         freeTop = capacity;
-        slotOf = new Long2LongHashMap(Math.max(16, capacity * 2), 0.6f, -1L);
+        int mapCapacity = 16;
+        while (mapCapacity < 2 * capacity)
+        {
+            mapCapacity <<= 1;
+        }
+        mapMask = mapCapacity - 1;
+        mapReceipt = new long[mapCapacity];
+        mapSlot = new int[mapCapacity];
     }
 
     /** @return whether no more locks can be held. */
@@ -69,7 +82,14 @@ final class LockReceipts
         component[slot] = componentCode;
         kind[slot] = holderKindCode;
         holder[slot] = holderId;
-        slotOf.put(receipt, slot);
+        int i = (int)receipt & mapMask;
+        while (0 != mapReceipt[i])
+        {
+            i = (i + 1) & mapMask;
+        }
+        mapReceipt[i] = receipt;
+        mapSlot[i] = slot;
+        mapped++;
         return receipt;
     }
 
@@ -81,7 +101,55 @@ final class LockReceipts
      */
     int take(final long receipt)
     {
-        return (int)slotOf.remove(receipt);
+        final int at = find(receipt);
+        if (at < 0)
+        {
+            return -1;
+        }
+        final int slot = mapSlot[at];
+        int hole = at;
+        int j = at;
+        while (true)
+        {
+            j = (j + 1) & mapMask;
+            final long r = mapReceipt[j];
+            if (0 == r)
+            {
+                break;
+            }
+            final int home = (int)r & mapMask;
+            if (((j - home) & mapMask) >= ((j - hole) & mapMask))
+            {
+                mapReceipt[hole] = r;
+                mapSlot[hole] = mapSlot[j];
+                hole = j;
+            }
+        }
+        mapReceipt[hole] = 0;
+        mapped--;
+        return slot;
+    }
+
+    private int find(final long receipt)
+    {
+        if (receipt <= 0)
+        {
+            return -1;
+        }
+        int i = (int)receipt & mapMask;
+        while (true)
+        {
+            final long r = mapReceipt[i];
+            if (r == receipt)
+            {
+                return i;
+            }
+            if (0 == r)
+            {
+                return -1;
+            }
+            i = (i + 1) & mapMask;
+        }
     }
 
     /**
@@ -100,7 +168,8 @@ final class LockReceipts
     /** @param receipt receipt. @return its table slot, or -1 when it is not held. */
     int slotOf(final long receipt)
     {
-        return (int)slotOf.get(receipt);
+        final int at = find(receipt);
+        return at < 0 ? -1 : mapSlot[at];
     }
 
     /** @return table size. */
@@ -118,7 +187,7 @@ final class LockReceipts
     /** @return receipts in the receipt map. */
     int mappedCount()
     {
-        return slotOf.size();
+        return mapped;
     }
 
     /** @return the receipt the next lock gets. */

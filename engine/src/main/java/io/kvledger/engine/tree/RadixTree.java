@@ -272,7 +272,8 @@ public final class RadixTree
         walkStoppedAtLoading = false;
         while (i < count)
         {
-            final int child = children.find(node, hi[offset + i], lo[offset + i]);
+            // a leaf has no child to look up: the walk ends without a probe of the child index
+            final int child = 0 == childCount[node] ? NO_NODE : children.find(node, hi[offset + i], lo[offset + i]);
             if (NO_NODE == child)
             {
                 break;
