@@ -269,6 +269,14 @@ final class PeerBench
             off.tree[a] * PeerTrace.PAGE_SIZE == kind.expectedTokensInTree ? "reproduced" : "DIFFERENT");
         out.printf(Locale.ROOT, "  us per input (wall, median), whole trace, journal off / on (journaller):%s%n",
             off.text(a, n, on));
+        if (Boolean.getBoolean("kvledger.bench.phaseInputs"))
+        {
+            for (int p = 0; p < a; p++)
+            {
+                final int reqs = phases.get(p).to - phases.get(p).from;
+                out.printf(Locale.ROOT, "    %s:%s%n", phases.get(p).name, off.text(p, reqs, on));
+            }
+        }
     }
 
     private void fingerprint(final Fingerprinter fingerprinter, final PeerTrace.Phase phase)
