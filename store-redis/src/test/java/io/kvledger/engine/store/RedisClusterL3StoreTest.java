@@ -58,6 +58,13 @@ class RedisClusterL3StoreTest extends L3StoreContract
         assertEquals(1, redisStore.connector().adminKeys().del(redisStore.mambaKey(hi, lo)));
     }
 
+    @Override
+    boolean corruptPage(final L3Store store, final long hi, final long lo)
+    {
+        RedisL3StoreTest.flipContentByte((RedisL3Store)store, ((RedisL3Store)store).pageKey(hi, lo));
+        return true;
+    }
+
     private RedisConnector connect()
     {
         return RedisConnector.connect(redis.uris(), namespace, RedisConnector.DEFAULT_TIMEOUT);
