@@ -107,6 +107,7 @@ public final class CountersPublisher implements EngineObserver
     private static final int STORE_MISSING = KvCounter.STORE_MISSING.ordinal();
     private static final int STORE_READ_BYTES = KvCounter.STORE_READ_BYTES.ordinal();
     private static final int STORE_WRITE_BYTES = KvCounter.STORE_WRITE_BYTES.ordinal();
+    private static final int UPDATE_TIME_MS = KvCounter.UPDATE_TIME_MS.ordinal();
     private static final int WAITS = KvCounter.WAITS.ordinal();
 
     private final CountersFile file;
@@ -177,6 +178,7 @@ public final class CountersPublisher implements EngineObserver
         publisher.put(ENGINE_STATE, EngineState.STARTING.code());
         publisher.put(PID, ProcessHandle.current().pid());
         publisher.put(START_TIME_MS, System.currentTimeMillis());
+        publisher.put(UPDATE_TIME_MS, publisher.published[START_TIME_MS]);
         publisher.put(PAGE_SIZE, engine.config().pageSize());
         publisher.put(RING_CAPACITY, ringCapacity);
         publisher.put(DEVICE_KV_CAPACITY, capacity(publisher.deviceKv));
@@ -197,6 +199,7 @@ public final class CountersPublisher implements EngineObserver
     /** The engine thread started: state {@link EngineState#RUNNING}. */
     public void onStarted()
     {
+        put(UPDATE_TIME_MS, System.currentTimeMillis());
         put(ENGINE_STATE, EngineState.RUNNING.code());
     }
 
@@ -231,6 +234,7 @@ public final class CountersPublisher implements EngineObserver
     {
         publishFast();
         put(STOP_TIME_MS, System.currentTimeMillis());
+        put(UPDATE_TIME_MS, published[STOP_TIME_MS]);
         put(ENGINE_STATE, EngineState.FAILED.code());
     }
 
@@ -304,9 +308,14 @@ public final class CountersPublisher implements EngineObserver
         }
     }
 
-    /** Values other threads own: ring fill, device and store statistics. */
+    /**
+     * Values other threads own: ring fill, device and store statistics; and the time of this publication, which
+     * tells a reader when a controller that ended without closing was last alive (every 1,024 inputs under load,
+     * and at each idle moment after work: one clock read among these loads).
+     */
     void publishSlow()
     {
+        put(UPDATE_TIME_MS, System.currentTimeMillis());
         if (null != ringFill)
         {
             put(RING_FILL, ringFill.getAsLong());

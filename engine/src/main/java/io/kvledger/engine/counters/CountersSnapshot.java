@@ -19,6 +19,7 @@ public final class CountersSnapshot
     }
 
     private static final KvCounter[] COUNTERS = KvCounter.values();
+    private static final long PID_REUSE_SLACK_MS = 2_000;
 
     private final long[] values = new long[COUNTERS.length];
     private final boolean[] present = new boolean[COUNTERS.length];
@@ -102,7 +103,14 @@ public final class CountersSnapshot
         {
             return false;
         }
-        return ProcessHandle.of(get(KvCounter.PID)).map(ProcessHandle::isAlive).orElse(false);
+        // A process with the same id that started after the controller opened is another one (the id was reused);
+        // the slack covers the coarse boot time a process's start instant is computed from.
+        final long startMs = get(KvCounter.START_TIME_MS);
+        return ProcessHandle.of(get(KvCounter.PID))
+            .filter(ProcessHandle::isAlive)
+            .map((p) -> p.info().startInstant().map((t) -> t.toEpochMilli() <= startMs + PID_REUSE_SLACK_MS)
+                .orElse(true))
+            .orElse(false);
     }
 
     /**
@@ -126,7 +134,9 @@ public final class CountersSnapshot
     }
 
     /**
-     * Seconds the controller has been up: from its start to now while alive, to its stop after.
+     * Seconds the controller has been up: from its start to now while alive, to its stop after; for one that ended
+     * without closing (a crash), to its last publication ({@link KvCounter#UPDATE_TIME_MS}), so the figure no longer
+     * grows (files written before that counter existed: to now).
      *
      * @return seconds, at least 0.
      */
@@ -134,7 +144,19 @@ public final class CountersSnapshot
     {
         final long start = get(KvCounter.START_TIME_MS);
         final long stop = get(KvCounter.STOP_TIME_MS);
-        final long end = stop > 0 ? stop : readAtMs;
+        final long end;
+        if (stop > 0)
+        {
+            end = stop;
+        }
+        else if (has(KvCounter.UPDATE_TIME_MS) && !writerAlive())
+        {
+            end = get(KvCounter.UPDATE_TIME_MS);
+        }
+        else
+        {
+            end = readAtMs;
+        }
         return start <= 0 ? 0 : Math.max(0, end - start) / 1000.0;
     }
 }

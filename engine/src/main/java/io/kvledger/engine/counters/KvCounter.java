@@ -134,7 +134,12 @@ public enum KvCounter
     STORE_CORRUPT(78, "L3 objects corrupt", "storeCorrupt", "kvledger_l3_errors_total", "kind", "corrupt",
         Kind.COUNTER, Tier.SLOW, "L3 store errors, by kind"),
     STORE_IO_ERRORS(79, "L3 I/O errors", "storeIoErrors", "kvledger_l3_errors_total", "kind", "io", Kind.COUNTER,
-        Tier.SLOW, "L3 store errors, by kind");
+        Tier.SLOW, "L3 store errors, by kind"),
+
+    // New counters go last: a counter's id in the file is its position here.
+    UPDATE_TIME_MS(6, "updated (epoch ms)", "updateTimeMs", "kvledger_update_time_seconds", Kind.GAUGE, Tier.FIXED,
+        "When the controller last published its counters, seconds since the epoch (for a controller that ended " +
+            "without closing, its last sign of life)");
 
     /** How a counter's value is meant. */
     public enum Kind

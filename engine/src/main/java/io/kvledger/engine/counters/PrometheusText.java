@@ -47,7 +47,7 @@ public final class PrometheusText
             }
             out.append(' ');
             final long value = snapshot.get(c);
-            if (c == KvCounter.START_TIME_MS || c == KvCounter.STOP_TIME_MS)
+            if (c == KvCounter.START_TIME_MS || c == KvCounter.STOP_TIME_MS || c == KvCounter.UPDATE_TIME_MS)
             {
                 out.append(String.format(Locale.ROOT, "%.3f", value / 1000.0));
             }

@@ -466,8 +466,8 @@ abstract class AsyncL3Store implements L3Store
 
     /**
      * Read a plan's leading pages (stopping at the first missing or corrupt one) and its Mamba state into host
-     * staging, counting what was read; I/O thread only. This default reads object by object; a store on a network
-     * overrides it to read in one round trip.
+     * staging, counting what was read; a corrupt object fails the fetch ({@link #failedRead(int)}); I/O thread
+     * only. This default reads object by object; a store on a network overrides it to read in one round trip.
      *
      * @param plan the fetch.
      * @return pages read, or'ed with {@link #FETCH_MAMBA_READ} and {@link #FETCH_FAILED} as they apply.
@@ -483,7 +483,7 @@ abstract class AsyncL3Store implements L3Store
                 PAGE, plan.hi[i], plan.lo[i], staging.slot(Pool.HOST_KV, plan.slot[i]), kvPageBytes);
             if (read != READ_OK)
             {
-                countFailedRead(read);
+                result |= failedRead(read);
                 break;
             }
             pagesRead++;
@@ -503,7 +503,7 @@ abstract class AsyncL3Store implements L3Store
             }
             else
             {
-                countFailedRead(read);
+                result |= failedRead(read);
             }
         }
         return result | pagesRead;
@@ -565,13 +565,24 @@ abstract class AsyncL3Store implements L3Store
         }
     }
 
-    void countFailedRead(final int result)
+    /**
+     * Count an object a fetch could not read, and say how the fetch reports it; I/O thread only. Every store
+     * reports alike: an absent object (evicted, never stored) is a short read, still ok, counted as missing; a
+     * corrupt one (wrong size, header or digest) is never loaded and fails the fetch (ok false, journaled as a
+     * failed op), counted as corrupt only. The two counts are disjoint.
+     *
+     * @param result READ_MISSING or READ_CORRUPT.
+     * @return {@link #FETCH_FAILED} for a corrupt object, else 0.
+     */
+    long failedRead(final int result)
     {
-        stats.addMissing(1);
         if (result == READ_CORRUPT)
         {
             stats.addCorrupt(1);
+            return FETCH_FAILED;
         }
+        stats.addMissing(1);
+        return 0;
     }
 
     private void listenerFailed(final Throwable ex)

@@ -30,9 +30,10 @@ import java.util.stream.Stream;
  *  40  content
  * </pre>
  * Writes go to a temporary file in the same folder, then an atomic rename, so a reader never sees half an object.
- * A fetch verifies the header and the digest; a short, corrupt or mismatched file counts as missing (a short read)
- * and is removed, never an exception to the caller. Files are not fsynced: a crash may lose recent objects but
- * never exposes a torn one.
+ * A fetch verifies the header and the digest; a short, corrupt or mismatched file is never loaded: it fails the
+ * fetch, as a corrupt value in Redis does ({@code ok} false, counted as corrupt, not as missing), and is removed;
+ * never an exception to the caller. An absent file is a short read. Files are not fsynced: a crash may lose recent
+ * objects but never exposes a torn one.
  * <p>
  * Thread ownership: operations as for every {@link L3Store}; all file I/O runs on the store's I/O thread, which
  * owns the scratch buffer. Paths are built per object, so file I/O allocates a little; the engine thread never
@@ -272,7 +273,7 @@ public final class FileL3Store extends AsyncL3Store
         }
         catch (final IOException ignore)
         {
-            // A corrupt file that cannot be removed is still reported as missing; the next fetch finds it again.
+            // A corrupt file that cannot be removed is still reported as corrupt; the next fetch finds it again.
         }
         return READ_CORRUPT;
     }

@@ -47,8 +47,9 @@ public interface L3Store extends AutoCloseable
 
     /**
      * Read a plan's pages (and optionally its Mamba state) into host staging; reported by
-     * {@link StoreListener#onFetchDone(long, boolean, int, boolean)}. A missing or corrupt object is a short read,
-     * never an exception. The plan goes back to the store.
+     * {@link StoreListener#onFetchDone(long, boolean, int, boolean)}. A missing object is a short read; a corrupt one
+     * (wrong size, header or digest) is never loaded and fails the fetch; neither is an exception. The plan goes
+     * back to the store.
      *
      * @param op   operation id to report with the completion.
      * @param plan a plan claimed from this store.

@@ -34,9 +34,10 @@ public interface StoreListener
      * A fetch into host staging finished.
      *
      * @param op        the operation id given to {@code fetch}.
-     * @param ok        false when an I/O error other than a missing or corrupt object occurred.
+     * @param ok        false when an I/O error occurred or an object was corrupt (never loaded); a missing object
+     *                  alone leaves it true.
      * @param pagesRead number of leading pages of the plan read into their staging slots; fewer than asked when a
-     *                  page vanished or was corrupt (a short read, still {@code ok}).
+     *                  page vanished (a short read, still {@code ok}) or was corrupt.
      * @param mambaRead true when the plan's Mamba state was read into its staging slot.
      */
     void onFetchDone(long op, boolean ok, int pagesRead, boolean mambaRead);

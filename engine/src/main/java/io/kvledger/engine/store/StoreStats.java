@@ -97,7 +97,7 @@ public final class StoreStats
     }
 
     /**
-     * Count of objects a fetch asked for that were absent.
+     * Count of objects a fetch asked for that were absent (a corrupt one counts in {@link #corrupt()} only).
      *
      * @return the count so far.
      */
@@ -107,7 +107,8 @@ public final class StoreStats
     }
 
     /**
-     * Count of objects found corrupt or short (counted as missing and removed).
+     * Count of objects found corrupt or short (never loaded: the fetch fails; removed). Disjoint from
+     * {@link #missing()}.
      *
      * @return the count so far.
      */

@@ -44,6 +44,19 @@ class FileL3StoreTest extends L3StoreContract
         Files.delete(((FileL3Store)store).mambaPath(hi, lo));
     }
 
+    @Override
+    boolean corruptPage(final L3Store store, final long hi, final long lo) throws Exception
+    {
+        try (RandomAccessFile file = new RandomAccessFile(((FileL3Store)store).pagePath(hi, lo).toFile(), "rw"))
+        {
+            file.seek(FileL3Store.HEADER_LENGTH + 100);
+            final int value = file.read();
+            file.seek(FileL3Store.HEADER_LENGTH + 100);
+            file.write(value ^ 0x40);
+        }
+        return true;
+    }
+
     @Test
     void shouldSayWhyTheStoreDirectoryCannotBeOpened() throws Exception
     {
@@ -110,7 +123,7 @@ class FileL3StoreTest extends L3StoreContract
     }
 
     @Test
-    void shouldTreatACorruptFileAsMissingAndRemoveIt() throws Exception
+    void shouldFailAFetchOfACorruptFileAndRemoveIt() throws Exception
     {
         fillPages(0, 4, 5);
         writePages(1, new int[]{ 0, 1, 2, 3 }, -1);
@@ -130,7 +143,7 @@ class FileL3StoreTest extends L3StoreContract
         }
         store.fetch(2, fetch);
         final RecordingStoreListener.Completion done = listener.next(FETCH, 2);
-        assertTrue(done.ok);
+        assertFalse(done.ok);
         assertEquals(1, done.pages);
         assertEquals(1, store.stats().corrupt());
         assertFalse(Files.exists(victim));
@@ -141,7 +154,7 @@ class FileL3StoreTest extends L3StoreContract
     }
 
     @Test
-    void shouldTreatATruncatedFileAsMissing() throws Exception
+    void shouldFailAFetchOfATruncatedFile() throws Exception
     {
         fillPages(0, 2, 6);
         writePages(1, new int[]{ 0, 1 }, -1);
@@ -155,7 +168,7 @@ class FileL3StoreTest extends L3StoreContract
 
         store.fetch(3, store.claimFetch().page(hi[0], lo[0], 9).page(hi[1], lo[1], 10));
         final RecordingStoreListener.Completion done = listener.next(FETCH, 3);
-        assertTrue(done.ok);
+        assertFalse(done.ok);
         assertEquals(0, done.pages);
     }
 
@@ -170,8 +183,11 @@ class FileL3StoreTest extends L3StoreContract
 
         store.fetch(2, store.claimFetch().page(hi[1], lo[1], 9));
 
-        assertEquals(0, listener.next(FETCH, 2).pages);
+        final RecordingStoreListener.Completion done = listener.next(FETCH, 2);
+        assertFalse(done.ok);
+        assertEquals(0, done.pages);
         assertEquals(1, store.stats().corrupt());
+        assertEquals(0, store.stats().missing());
     }
 
     @Test

@@ -39,6 +39,16 @@ abstract class L3StoreContract
 
     abstract void vanishMamba(L3Store store, long hi, long lo) throws Exception;
 
+    /**
+     * Flip one content byte of a stored page by hand, as a bad disk or a bad client would.
+     *
+     * @return false when the store's objects cannot be reached from outside (the test is skipped).
+     */
+    boolean corruptPage(final L3Store store, final long hi, final long lo) throws Exception
+    {
+        return false;
+    }
+
     @BeforeEach
     void setUp()
     {
@@ -170,6 +180,27 @@ abstract class L3StoreContract
         assertEquals(2, done.pages);
         assertFalse(done.mambaRead);
         assertEquals(1, store.stats().missing());
+    }
+
+    @Test
+    void shouldFailAFetchOfACorruptPageAndCountItAsCorruptOnly() throws Exception
+    {
+        fillPages(0, 3, 4);
+        writePages(1, new int[]{ 0, 1, 2 }, -1);
+        org.junit.jupiter.api.Assumptions.assumeTrue(corruptPage(store, hi[1], lo[1]), "no outside access");
+        staging.fill(Pool.HOST_KV, 21, 999);
+        final long untouched = staging.digest(Pool.HOST_KV, 21);
+
+        store.fetch(2, store.claimFetch().page(hi[0], lo[0], 20).page(hi[1], lo[1], 21).page(hi[2], lo[2], 22));
+
+        final RecordingStoreListener.Completion done = listener.next(FETCH, 2);
+        assertFalse(done.ok, "a corrupt object fails the fetch, in every store");
+        assertEquals(1, done.pages);
+        assertEquals(1, store.stats().corrupt());
+        assertEquals(0, store.stats().missing(), "a corrupt object is not also counted as missing");
+        assertEquals(untouched, staging.digest(Pool.HOST_KV, 21), "the corrupt page never reaches staging");
+        store.query(3, hi, lo, 0, 3);
+        assertEquals(1, listener.next(QUERY, 3).pages, "the corrupt object is removed");
     }
 
     @Test

@@ -245,6 +245,79 @@ class StatCommandTest
         assertFalse(run.err().contains("Exception"), run.err());
     }
 
+    @Test
+    void shouldShowACrashedRunAsStoppedWithAnUptimeThatNoLongerGrows(@TempDir final Path dir) throws Exception
+    {
+        final Path journal = dir.resolve("journal");
+        final List<String> command = javaCommand();
+        command.addAll(List.of(KvledgerMain.class.getName(), "run", "--requests", "64", "--prompt-tokens", "256",
+            "--copy-delay-us", "20000", "--store", "memory", "--no-journal-thread", "--journal", journal.toString()));
+        final Process child = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(dir.resolve("run.out").toFile()).start();
+        try
+        {
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (inputsApplied(journal) < 50)
+            {
+                assertTrue(child.isAlive(), "the run ended before it could be killed");
+                if (System.nanoTime() > deadline)
+                {
+                    fail("the run applied no inputs in 60 s");
+                }
+                TimeUnit.MILLISECONDS.sleep(20);
+            }
+        }
+        finally
+        {
+            child.destroyForcibly(); // SIGKILL: the controller never closes its counters file
+            assertTrue(child.waitFor(60, TimeUnit.SECONDS));
+        }
+
+        final JsonNode first = CliRun.MAPPER.readTree(CliRun.kvledger("stat", journal, "--json").exits(0).out());
+        while (System.currentTimeMillis() <= first.get("readAtMs").asLong() + 20)
+        {
+            TimeUnit.MILLISECONDS.sleep(5);
+        }
+        final JsonNode second = CliRun.MAPPER.readTree(CliRun.kvledger("stat", journal, "--json").exits(0).out());
+
+        assertEquals("stopped (process " + child.pid() + " ended without closing)", second.get("state").asText());
+        assertFalse(second.get("alive").asBoolean());
+        assertTrue(second.get("uptimeSeconds").asDouble() > 0, second.toString());
+        assertEquals(first.get("uptimeSeconds").asDouble(), second.get("uptimeSeconds").asDouble(),
+            "a crashed run's uptime ends at its last sign of life, not at the time of reading");
+        assertEquals(first.get("rates").get("inputs").asDouble(), second.get("rates").get("inputs").asDouble());
+    }
+
+    private static long inputsApplied(final Path journal)
+    {
+        if (!Files.exists(journal.resolve(CountersFile.FILE_NAME)))
+        {
+            return 0;
+        }
+        try
+        {
+            final CountersFile file = CountersFile.openReadOnly(journal);
+            return io.kvledger.engine.counters.CountersSnapshot.read(file.reader())
+                .get(io.kvledger.engine.counters.KvCounter.INPUTS);
+        }
+        catch (final IllegalArgumentException stillBeingCreated)
+        {
+            return 0;
+        }
+    }
+
+    private static List<String> javaCommand()
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmFlags());
+        command.add("-Xmx256m");
+        command.add("-XX:+UseSerialGC");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        return command;
+    }
+
     /** Run {@code kvledger stat DIR --json} in a child JVM and parse its one line. */
     private static JsonNode statInChildJvm(final Path journal, final Path stderr) throws Exception
     {

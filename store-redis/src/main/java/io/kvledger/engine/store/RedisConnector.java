@@ -20,19 +20,23 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.event.Event;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
-import io.lettuce.core.event.connection.ConnectionDeactivatedEvent;
+import io.lettuce.core.event.connection.ReconnectAttemptEvent;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.DefaultClientResources;
 import reactor.core.Disposable;
 
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -78,7 +82,7 @@ public final class RedisConnector implements AutoCloseable
     private final Disposable events;
     private final Object eventLock = new Object();
     private StoreStats stats;
-    private long pendingReconnects;
+    private final Map<String, Integer> awaitingReconnect = new HashMap<>();
     private long disconnects;
     private long reconnects;
     private volatile boolean closing;
@@ -378,6 +382,12 @@ public final class RedisConnector implements AutoCloseable
         }
     }
 
+    /**
+     * Count the losses and returns of this connector's connections. The client's event bus also carries the
+     * short-lived connections of a cluster topology refresh, which open and close by design: so a loss is counted at
+     * the first reconnection attempt of a connection that went down (only a connection closed by surprise is
+     * reconnected), and a return is an activation towards a node that such a connection is reconnecting to.
+     */
     private void onEvent(final Event event)
     {
         if (closing)
@@ -386,18 +396,17 @@ public final class RedisConnector implements AutoCloseable
         }
         synchronized (eventLock)
         {
-            if (event instanceof ConnectionDeactivatedEvent)
+            if (event instanceof ReconnectAttemptEvent attempt && attempt.getAttempt() == 1)
             {
-                pendingReconnects++;
+                awaitingReconnect.merge(node(attempt.remoteAddress()), 1, Integer::sum);
                 disconnects++;
                 if (null != stats)
                 {
                     stats.addDisconnects(1);
                 }
             }
-            else if (event instanceof ConnectionActivatedEvent && pendingReconnects > 0)
+            else if (event instanceof ConnectionActivatedEvent activated && awaited(node(activated.remoteAddress())))
             {
-                pendingReconnects--;
                 reconnects++;
                 if (null != stats)
                 {
@@ -405,6 +414,57 @@ public final class RedisConnector implements AutoCloseable
                 }
             }
         }
+    }
+
+    private boolean awaited(final String node)
+    {
+        final Integer waiting = awaitingReconnect.get(node);
+        if (null == waiting)
+        {
+            return false;
+        }
+        if (waiting > 1)
+        {
+            awaitingReconnect.put(node, waiting - 1);
+        }
+        else
+        {
+            awaitingReconnect.remove(node);
+        }
+        return true;
+    }
+
+    /** A node's address as "ip:port", whether or not the socket address was resolved. */
+    private static String node(final SocketAddress address)
+    {
+        if (address instanceof InetSocketAddress inet)
+        {
+            return (null == inet.getAddress() ? inet.getHostString() : inet.getAddress().getHostAddress()) + ":" +
+                inet.getPort();
+        }
+        return String.valueOf(address);
+    }
+
+    /**
+     * Refresh the cluster's topology now, as Lettuce's adaptive triggers do by themselves (tests); no-op on a single
+     * node.
+     */
+    void refreshTopology()
+    {
+        if (client instanceof RedisClusterClient clusterClient)
+        {
+            clusterClient.refreshPartitions();
+        }
+    }
+
+    /**
+     * The client's event bus, where Lettuce publishes connection events (tests).
+     *
+     * @return the event bus.
+     */
+    io.lettuce.core.event.EventBus eventBus()
+    {
+        return resources.eventBus();
     }
 
     /**

@@ -221,11 +221,7 @@ public final class RedisL3Store extends AsyncL3Store
                 staging.slot(Pool.HOST_KV, plan.slot[i]), kvPageBytes);
             if (read != READ_OK)
             {
-                countFailedRead(read);
-                if (read == READ_CORRUPT)
-                {
-                    result |= FETCH_FAILED;
-                }
+                result |= failedRead(read);
                 break;
             }
             pagesRead++;
@@ -245,11 +241,7 @@ public final class RedisL3Store extends AsyncL3Store
             }
             else
             {
-                countFailedRead(read);
-                if (read == READ_CORRUPT)
-                {
-                    result |= FETCH_FAILED;
-                }
+                result |= failedRead(read);
             }
         }
         pending.clear();

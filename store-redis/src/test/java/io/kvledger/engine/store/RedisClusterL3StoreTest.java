@@ -58,9 +58,58 @@ class RedisClusterL3StoreTest extends L3StoreContract
         assertEquals(1, redisStore.connector().adminKeys().del(redisStore.mambaKey(hi, lo)));
     }
 
+    @Override
+    boolean corruptPage(final L3Store store, final long hi, final long lo)
+    {
+        RedisL3StoreTest.flipContentByte((RedisL3Store)store, ((RedisL3Store)store).pageKey(hi, lo));
+        return true;
+    }
+
     private RedisConnector connect()
     {
         return RedisConnector.connect(redis.uris(), namespace, RedisConnector.DEFAULT_TIMEOUT);
+    }
+
+    @Test
+    void shouldNotCountATopologyRefreshsOwnConnectionsAsDisconnectsOrReconnects() throws Exception
+    {
+        final RedisConnector connector = ((RedisL3Store)store).connector();
+        final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger closed = new java.util.concurrent.atomic.AtomicInteger();
+        final reactor.core.Disposable watch = connector.eventBus().get().subscribe((event) ->
+        {
+            if (event instanceof io.lettuce.core.event.connection.ConnectionActivatedEvent)
+            {
+                opened.incrementAndGet();
+            }
+            else if (event instanceof io.lettuce.core.event.connection.ConnectionDeactivatedEvent)
+            {
+                closed.incrementAndGet();
+            }
+        });
+        try
+        {
+            for (int refresh = 1; refresh <= 2; refresh++)
+            {
+                connector.refreshTopology();
+                // Each refresh opens a connection per node and closes it when the topology is read.
+                final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+                while (opened.get() < 3 * refresh || closed.get() < opened.get())
+                {
+                    assertTrue(System.nanoTime() < deadline, "refresh " + refresh + ": " + opened + " connections " +
+                        "opened, " + closed + " closed");
+                    Thread.sleep(5);
+                }
+            }
+        }
+        finally
+        {
+            watch.dispose();
+        }
+
+        assertEquals(0, store.stats().disconnects(), "a refresh connection closed by design is no disconnect");
+        assertEquals(0, store.stats().reconnects(), "a refresh connection opened is no reconnect");
+        assertTrue(connector.connected());
     }
 
     @Test

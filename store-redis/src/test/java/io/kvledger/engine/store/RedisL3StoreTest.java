@@ -61,6 +61,27 @@ class RedisL3StoreTest extends L3StoreContract
         assertEquals(1, redisStore.connector().adminKeys().del(redisStore.mambaKey(hi, lo)));
     }
 
+    @Override
+    boolean corruptPage(final L3Store store, final long hi, final long lo)
+    {
+        flipContentByte((RedisL3Store)store, ((RedisL3Store)store).pageKey(hi, lo));
+        return true;
+    }
+
+    /** Flip one content byte of a stored value by hand, on a single node or a cluster. */
+    @SuppressWarnings("unchecked")
+    static void flipContentByte(final RedisL3Store store, final byte[] key)
+    {
+        final io.lettuce.core.api.StatefulConnection<byte[], byte[]> admin = store.connector().adminConnection();
+        final io.lettuce.core.cluster.api.sync.RedisClusterCommands<byte[], byte[]> sync =
+            admin instanceof io.lettuce.core.cluster.api.StatefulRedisClusterConnection ?
+            ((io.lettuce.core.cluster.api.StatefulRedisClusterConnection<byte[], byte[]>)admin).sync() :
+            ((io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]>)admin).sync();
+        final byte[] value = sync.get(key);
+        value[FileL3Store.HEADER_LENGTH + 100] ^= 0x40;
+        sync.set(key, value);
+    }
+
     static RedisConnector connect(final String namespace)
     {
         return RedisConnector.connect(redis.uris(), namespace, RedisConnector.DEFAULT_TIMEOUT);
