@@ -63,14 +63,26 @@ public final class KvLedger implements AutoCloseable
         this.store = store;
         this.deviceMessage = deviceMessage;
         journaller = options.journalThread ? Journaller.start(journal) : null;
-        final EngineLoop.BatchEnd sync = options.syncJournal && null == journaller ? journal::sync : null;
-        final DocumentSink sink = null != journaller ? new JournallerSink(journaller) :
-            (in, result, effects) -> journal.append(in, result, effects);
-        loop = new EngineLoop(engine, sink, sync, device, store, options.ringSize, options.waitStrategy,
-            engine.config().maxRequestPages() + 4);
-        counters = options.counters ? CountersPublisher.open(options.journalDir.resolve(CountersFile.FILE_NAME),
-            engine, journal, device, store, loop::ringFill, loop.ringCapacity(), loop::movedBytes) : null;
-        loop.observer(counters);
+        try
+        {
+            final EngineLoop.BatchEnd sync = options.syncJournal && null == journaller ? journal::sync : null;
+            final DocumentSink sink = null != journaller ? new JournallerSink(journaller) :
+                (in, result, effects) -> journal.append(in, result, effects);
+            loop = new EngineLoop(engine, sink, sync, device, store, options.ringSize, options.waitStrategy,
+                engine.config().maxRequestPages() + 4);
+            counters = options.counters ? CountersPublisher.open(options.journalDir.resolve(CountersFile.FILE_NAME),
+                engine, journal, device, store, loop::ringFill, loop.ringCapacity(), loop::movedBytes) : null;
+            loop.observer(counters);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // the journaller thread started above would otherwise outlive a controller that never opened
+            if (null != journaller)
+            {
+                journaller.close();
+            }
+            throw ex;
+        }
     }
 
     /**
@@ -136,6 +148,11 @@ public final class KvLedger implements AutoCloseable
         {
             closeQuietly(store);
             closeQuietly(device);
+            if (null != ledger && null != ledger.counters)
+            {
+                // the counters file said STARTING; a reader must see that this controller will never run
+                ledger.counters.close(true);
+            }
             if (null != ledger && null != ledger.journaller)
             {
                 ledger.journaller.close();

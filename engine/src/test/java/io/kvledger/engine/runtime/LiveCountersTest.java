@@ -240,6 +240,7 @@ class LiveCountersTest
         noCounters.metricsPort = 0;
         assertThrows(IllegalArgumentException.class, () -> KvLedger.open(noCounters));
 
+        final long journallersBefore = journallerThreads();
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
         {
             final KvLedgerOptions busy = LiveRuntimeTest.options(dir.resolve("b"), config);
@@ -248,6 +249,10 @@ class LiveCountersTest
             final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> KvLedger.open(busy));
             assertTrue(ex.getMessage().contains("cannot serve metrics"), ex.getMessage());
         }
+        // the refused controller leaves no journaller thread behind, and its counters file does not say STARTING
+        assertEquals(journallersBefore, journallerThreads(), "a journaller thread is left");
+        final CountersFile refused = CountersFile.openReadOnly(dir.resolve("b").resolve("journal"));
+        assertEquals(EngineState.FAILED.code(), CountersSnapshot.read(refused.reader()).get(KvCounter.ENGINE_STATE));
 
         final KvLedgerOptions off = LiveRuntimeTest.options(dir.resolve("c"), config);
         off.store = KvLedgerOptions.StoreKind.MEMORY;
@@ -258,6 +263,12 @@ class LiveCountersTest
             assertEquals(-1, ledger.metricsPort());
         }
         assertThrows(IllegalArgumentException.class, () -> CountersFile.openReadOnly(off.journalDir));
+    }
+
+    private static long journallerThreads()
+    {
+        return Thread.getAllStackTraces().keySet().stream()
+            .filter(t -> t.isAlive() && "kvledger-journaller".equals(t.getName())).count();
     }
 
     /**
