@@ -10,7 +10,6 @@ import static io.kvledger.engine.store.RecordingStoreListener.FETCH;
 import static io.kvledger.engine.store.RecordingStoreListener.QUERY;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
  * The L3 store contract on a real single-node redis-server, plus what is Redis's own: values checked by their
@@ -85,34 +84,6 @@ class RedisL3StoreTest extends L3StoreContract
     static RedisConnector connect(final String namespace)
     {
         return RedisConnector.connect(redis.uris(), namespace, RedisConnector.DEFAULT_TIMEOUT);
-    }
-
-    @Test
-    void shouldFailAFetchWhoseValueWasCorruptedAndNeverLoadIt()
-    {
-        fillPages(0, 3, 4);
-        writePages(1, new int[]{ 0, 1, 2 }, -1);
-        final RedisL3Store redisStore = (RedisL3Store)store;
-        final byte[] key = redisStore.pageKey(hi[1], lo[1]);
-        // Flip one content byte by hand, as a bad disk or a bad client would.
-        @SuppressWarnings("unchecked")
-        final io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]> admin =
-            (io.lettuce.core.api.StatefulRedisConnection<byte[], byte[]>)redisStore.connector().adminConnection();
-        final byte[] value = admin.sync().get(key);
-        value[FileL3Store.HEADER_LENGTH + 100] ^= 0x40;
-        admin.sync().set(key, value);
-        staging.fill(Pool.HOST_KV, 21, 999);
-        final long untouched = staging.digest(Pool.HOST_KV, 21);
-
-        store.fetch(2, store.claimFetch().page(hi[0], lo[0], 20).page(hi[1], lo[1], 21).page(hi[2], lo[2], 22));
-
-        final RecordingStoreListener.Completion done = listener.next(FETCH, 2);
-        assertFalse(done.ok, "a digest mismatch is a failed fetch");
-        assertEquals(1, done.pages);
-        assertEquals(1, store.stats().corrupt());
-        assertEquals(untouched, staging.digest(Pool.HOST_KV, 21), "the corrupt page never reaches staging");
-        store.query(3, hi, lo, 0, 3);
-        assertEquals(1, listener.next(QUERY, 3).pages, "the corrupt value is removed");
     }
 
     @Test
