@@ -585,6 +585,27 @@ class DomainAcceptanceTest
     // ------------------------------------------------------------------------------------------------ write path
 
     @Test
+    void shouldStoreABackupAckedWhileTheOpTableIsFull()
+    {
+        final Driver d = new Driver(base().maxOps(16).build(), true);
+        d.cold(1, 11, 3);
+        admitCold(d, 1);
+        assertEquals(ResultCode.OK, d.finish(1, 3, 0, 0, 0));
+        final long backup = d.opId(EffectType.OP_QUEUED, OpKind.BACKUP);
+        assertTrue(backup >= 0);
+        // Fifteen unanswered L3 queries fill the op table around the backup.
+        for (int r = 2; d.engine.inFlightOps() < 16; r++)
+        {
+            assertTrue(d.arrive(r, 20 + r, 2) >= 0);
+        }
+        assertEquals(ResultCode.OK, d.ack(backup, true));
+        assertTrue(d.opId(EffectType.OP_QUEUED, OpKind.STORE) >= 0,
+            "the backup's ack frees its own op slot: the storage write must still be issued");
+        assertEquals(ResultCode.OK, d.ack(d.opId(EffectType.OP_QUEUED, OpKind.STORE), true));
+        assertTrue(d.has(EffectType.PAGES_STORED));
+    }
+
+    @Test
     void shouldFreeTheStagingOfAFailedBackupOrStore()
     {
         final Driver d = driver();
