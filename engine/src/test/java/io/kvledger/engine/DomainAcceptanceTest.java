@@ -786,6 +786,74 @@ class DomainAcceptanceTest
         assertEquals(12, d.engine.pool(Pool.DEVICE_MAMBA).freeCount());
     }
 
+    /** Request 1 caches two pages with their checkpoint; request 2 (same prompt and two more) is admitted on it. */
+    private static long admittedOnCheckpoint(final Driver d)
+    {
+        d.cold(1, 11, 2);
+        admitCold(d, 1);
+        assertEquals(ResultCode.OK, d.finish(1, 2, 0, 0, 0));
+        drainWrites(d);
+        d.storageHit(d.arrive(2, 11, 4), 0, 0);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(2));
+        assertEquals(2, d.admittedPrefix());
+        final long cow = d.engine.cowOpOf(2);
+        assertTrue(cow >= 0);
+        return cow;
+    }
+
+    @Test
+    void shouldCancelAQueuedCopyOnRetractAndReleaseTheCheckpoint()
+    {
+        final Driver d = driver();
+        final long cow = admittedOnCheckpoint(d);
+        assertEquals(ResultCode.OK, d.retract(2));
+        assertTrue(d.has(EffectType.OP_CANCELLED));
+        d.passEnd();
+        assertRefused(d, Inputs.ack(new InputRecord(1), cow, true), ResultCode.OP_ALREADY_DONE);
+        assertEquals(RequestState.WAITING, d.engine.requestState(2));
+        assertEquals(ResultCode.OK, d.abort(2));
+        d.tick(Long.MAX_VALUE);
+        assertEquals(64, d.engine.pool(Pool.DEVICE_KV).freeCount(), "no lock left on the checkpoint");
+        assertEquals(12, d.engine.pool(Pool.DEVICE_MAMBA).freeCount());
+    }
+
+    @Test
+    void shouldLetARequestRecomputeWhenItsCopyFails()
+    {
+        final Driver d = driver();
+        final long cow = admittedOnCheckpoint(d);
+        final int s = d.engine.requestStateSlot(2);
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.ack(cow, false));
+        assertEquals(Reason.COW_FAILED, d.reasonOf(EffectType.REJECTED));
+        assertEquals(RequestState.WAITING, d.engine.requestState(2));
+        assertEquals(SlotState.FREE, d.mambaState(s));
+        assertEquals(12 - 1, d.engine.pool(Pool.DEVICE_MAMBA).freeCount(), "only the checkpoint is held");
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(2));
+        assertTrue(d.engine.cowOpOf(2) >= 0, "the checkpoint is still a copy source");
+    }
+
+    @Test
+    void shouldKeepWhatAChunkCachedWhenTheRequestIsAborted()
+    {
+        final Driver d = driver();
+        d.arrive(1, 11, 6, 3, 8, 0);
+        d.storageHit(d.opId(EffectType.OP_QUEUED, OpKind.QUERY), 0, 0);
+        admitCold(d, 1);
+        assertEquals(ResultCode.OK, d.chunk(1, 3));
+        drainWrites(d);
+        assertEquals(ResultCode.OK, d.apply(Inputs.abort(d.in.reset(), 1, 4, 0, 1)));
+        assertEquals(64 - 3, d.engine.pool(Pool.DEVICE_KV).freeCount(), "the three cached pages stay, the rest go");
+        assertEquals(12 - 1, d.engine.pool(Pool.DEVICE_MAMBA).freeCount(), "the chunk's checkpoint stays");
+        assertEquals(3, d.engine.tree().evictablePages());
+        d.storageHit(d.arrive(2, 11, 6), 0, 0);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(2));
+        assertEquals(3, d.admittedPrefix());
+    }
+
     // ------------------------------------------------------------------------------------------------ determinism
 
     @Test
