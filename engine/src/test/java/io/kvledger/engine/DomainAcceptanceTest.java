@@ -854,6 +854,67 @@ class DomainAcceptanceTest
         assertEquals(3, d.admittedPrefix());
     }
 
+    @Test
+    void shouldFreeTheTailPageOfAStagedRequestRetractedBeforeOrAfterLaunch()
+    {
+        final Driver d = driver();
+        final long query = d.arrive(1, 11, 4, 2, 8, 0);
+        d.fetchDone(d.storageHit(query, 4, 4), 4);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1));
+        final int tail = d.engine.requestTailPage(1);
+        assertTrue(tail >= 0);
+        assertEquals(ResultCode.OK, d.retract(1));
+        assertEquals(SlotState.FREE, d.engine.pool(Pool.DEVICE_KV).state(tail), "freed with the cancelled load");
+        d.passEnd();
+        assertEquals(64, d.engine.pool(Pool.DEVICE_KV).freeCount());
+
+        final long query2 = d.arrive(2, 12, 4, 2, 8, 0);
+        d.fetchDone(d.storageHit(query2, 4, 4), 4);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(2));
+        final long load = d.admittedLoad();
+        final int tail2 = d.engine.requestTailPage(2);
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.retract(2));
+        assertEquals(SlotState.FREE, d.engine.pool(Pool.DEVICE_KV).state(tail2),
+            "the load never writes the tail: it is freed at the retract");
+        assertEquals(ResultCode.OK, d.ack(load, true));
+        assertAllFree(d);
+        assertEquals(ResultCode.OK, d.abort(1));
+        assertEquals(ResultCode.OK, d.abort(2));
+        d.tick(Long.MAX_VALUE);
+        assertEquals(64, d.engine.pool(Pool.DEVICE_KV).freeCount());
+        assertEquals(12, d.engine.pool(Pool.DEVICE_MAMBA).freeCount());
+    }
+
+    @Test
+    void shouldParkTheLoadsNodeButNotItsPagesInAPureAttentionRetract()
+    {
+        final Driver d = new Driver(base().hybrid(false).build(), true);
+        final long query = d.arrive(1, 11, 4);
+        d.fetchDone(d.storageHit(query, 4, 0), 4);
+        assertEquals(RequestState.STAGED, d.engine.requestState(1), "without Mamba a hit needs no checkpoint");
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1));
+        final long load = d.admittedLoad();
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.retract(1));
+        d.tick(Long.MAX_VALUE);
+        assertFalse(d.has(EffectType.EVICTED), "the load's own lock keeps its node until the ack");
+        assertEquals(ResultCode.OK, d.ack(load, true));
+        assertAllFreeHost(d);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1));
+        assertEquals(4, d.admittedPrefix(), "the acked load's pages now serve the re-admitted request");
+    }
+
+    private static void assertAllFreeHost(final Driver d)
+    {
+        final SlotPool pool = d.engine.pool(Pool.HOST_KV);
+        assertEquals(pool.capacity(), pool.freeCount());
+    }
+
     // ------------------------------------------------------------------------------------------------ determinism
 
     @Test
