@@ -39,6 +39,12 @@ final class WritePath extends Flow
     private int backlogHead;
     private int backlogCount;
 
+    /** A backup's moves (host slot and L3 key), kept aside while its storage write is queued. */
+    private final byte[] movePool;
+    private final int[] moveSlot;
+    private final long[] moveHi;
+    private final long[] moveLo;
+
     private final SlotPool kvPool;
     private final MatchResult scratchMatch;
     private final int[] pageScratch;
@@ -60,6 +66,11 @@ final class WritePath extends Flow
         backlogNode = new int[state.config.maxNodes()];
         backlogFrom = new int[state.config.maxNodes()];
         backlogIncarnation = new long[state.config.maxNodes()];
+        final int maxMoves = state.ops.maxMoves();
+        movePool = new byte[maxMoves];
+        moveSlot = new int[maxMoves];
+        moveHi = new long[maxMoves];
+        moveLo = new long[maxMoves];
     }
 
     /** Wire the flows this one hands work to (once, at construction of the state machine). */
@@ -329,30 +340,46 @@ final class WritePath extends Flow
 
     void onBackupAck(final int o, final boolean ok)
     {
-        final long opId = ops.id[o];
         ops.complete(o, ok);
         state.unlockOp(o);
-        if (!ok || ops.full())
+        if (!ok)
         {
             completion.releaseOpSlots(o);
             ops.remove(o);
             read.drainParkedHits();
             return;
         }
-        // The staging now feeds the storage write: host slot -> L3 key.
-        final int s = ops.add(OpKind.STORE, ops.request[o]);
-        final long storeId = ops.id[s];
-        ops.pagesMoved[s] = ops.pagesMoved[o];
+        // The staging now feeds the storage write: host slot -> L3 key. The backup's moves are kept aside first:
+        // when the op table is full the backup gives its own slot back before the store takes one (the store used
+        // to be skipped then, its pages never written and nothing journaled to say so).
+        final long owner = ops.request[o];
+        final int pages = ops.pagesMoved[o];
         final int moves = ops.moveCount[o];
         for (int m = 0; m < moves; m++)
         {
-            final byte hostPool = ops.dstPool(o, m);
-            final int hostSlot = ops.dstSlot(o, m);
-            state.poolOf(hostPool).move(hostSlot, SlotState.OP, storeId);
-            ops.addMove(s, hostPool, hostSlot, OpTable.L3, NONE, ops.keyHi(o, m), ops.keyLo(o, m));
+            movePool[m] = ops.dstPool(o, m);
+            moveSlot[m] = ops.dstSlot(o, m);
+            moveHi[m] = ops.keyHi(o, m);
+            moveLo[m] = ops.keyLo(o, m);
         }
-        ops.remove(o);
-        state.recordQueued(s, ops.request[s]);
+        final boolean removedFirst = ops.full();
+        if (removedFirst)
+        {
+            ops.remove(o);
+        }
+        final int s = ops.add(OpKind.STORE, owner);
+        final long storeId = ops.id[s];
+        ops.pagesMoved[s] = pages;
+        for (int m = 0; m < moves; m++)
+        {
+            state.poolOf(movePool[m]).move(moveSlot[m], SlotState.OP, storeId);
+            ops.addMove(s, movePool[m], moveSlot[m], OpTable.L3, NONE, moveHi[m], moveLo[m]);
+        }
+        if (!removedFirst)
+        {
+            ops.remove(o);
+        }
+        state.recordQueued(s, owner);
         ops.advance(s, OpTable.LAUNCHED);
     }
 
