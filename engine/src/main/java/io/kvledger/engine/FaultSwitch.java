@@ -35,8 +35,8 @@ public enum FaultSwitch
         "finish releases the request's node lock twice, stealing a lock count from another holder (breaks I5)"),
     /** Evicting a node under an in-flight load. */
     EVICT_NODE_WITH_INFLIGHT_LOAD(6,
-        "eviction ignores the lock an in-flight load holds on its nodes and deletes a node under the copy " +
-        "(breaks I7)"),
+        "eviction ignores the locks in-flight operations hold (a backup's on the node it reads, a load's) and " +
+        "deletes a node under the copy; a node still marked loading is never a victim (breaks I7)"),
     /** Early free of the redundant node slot. */
     FREE_REDUNDANT_SLOT_AT_QUEUE(7,
         "when the loaded tail already has a Mamba state (or another in-flight state-only load attaches one to it " +
