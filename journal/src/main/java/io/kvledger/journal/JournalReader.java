@@ -740,7 +740,8 @@ public final class JournalReader implements AutoCloseable
         for (final String name : queueFiles)
         {
             final long length = fileLengths.get(name);
-            if (0 == length || 0 != length % PAGE_SIZE)
+            // An empty later file is one a writer killed while starting a new cycle left: read as all zero.
+            if ((0 == length && name.equals(firstQueueFile)) || 0 != length % PAGE_SIZE)
             {
                 if (null == truncatedFile)
                 {
@@ -749,7 +750,7 @@ public final class JournalReader implements AutoCloseable
                 }
             }
         }
-        if (null != truncatedFile && truncatedLength < PAGE_SIZE)
+        if (null != truncatedFile && truncatedLength < PAGE_SIZE && truncatedFile.equals(firstQueueFile))
         {
             return new ReadOutcome(ReadStatus.CORRUPT, 0, 0, 0, -1, -1, -1, 0, truncatedFile,
                 "no document could be read: " + truncation());
@@ -794,7 +795,8 @@ public final class JournalReader implements AutoCloseable
     /**
      * Every queue file that has been started must begin with Chronicle's header document; a file overwritten with
      * anything else is {@link ReadStatus#CORRUPT} (Chronicle would fail on it with an exception of its own, or skip a
-     * later cycle's file unread). An all-zero start is a file whose header was never written, left to the reader.
+     * later cycle's file unread). An all-zero start, or an empty file, is a file whose header was never written, left
+     * to the reader.
      */
     private ReadOutcome checkQueueHeaders(final List<String> queueFiles)
     {
@@ -827,6 +829,10 @@ public final class JournalReader implements AutoCloseable
             {
                 // read the whole start of the file
             }
+        }
+        if (0 == start.position())
+        {
+            return null;
         }
         if (start.hasRemaining())
         {

@@ -425,6 +425,41 @@ class JournalReaderTest
         assertTrue(outcome.message().endsWith("sequence 21 out of order (expected 11)"), outcome.message());
     }
 
+    /**
+     * A writer killed while it starts a new cycle leaves that queue file empty (0 bytes) or all zero: the documents of
+     * the earlier files all read, as for an all-zero file, and the empty file is left as it is. An empty file used
+     * to stop the whole read with "no document could be read", though every earlier document was whole.
+     */
+    @Test
+    void shouldReadEveryEarlierDocumentWhenTheLastCycleFileIsEmptyOrAllZero() throws IOException
+    {
+        final Path empty = writeAcrossDays(tempDir.resolve("empty"), 2, 10);
+        final Path emptyFile = JournalTestData.queueFiles(empty).get(1);
+        final Path zero = writeAcrossDays(tempDir.resolve("zero"), 2, 10);
+        final Path zeroFile = JournalTestData.queueFiles(zero).get(1);
+        final long zeroLength = Files.size(zeroFile);
+        try (RandomAccessFile raf = new RandomAccessFile(emptyFile.toFile(), "rw"))
+        {
+            raf.setLength(0);
+        }
+        try (RandomAccessFile raf = new RandomAccessFile(zeroFile.toFile(), "rw"))
+        {
+            raf.setLength(0);
+            raf.setLength(zeroLength);
+        }
+
+        final Recorder zeroRecorder = new Recorder();
+        final ReadOutcome zeroOutcome = JournalReader.open(zero).read(zeroRecorder);
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(empty).read(recorder);
+
+        assertEquals(10, zeroOutcome.documents(), zeroOutcome.message());
+        assertEquals(zeroOutcome.status(), outcome.status(), outcome.message());
+        assertEquals(10, outcome.documents(), outcome.message());
+        assertEquals(10, recorder.sequences.size());
+        assertEquals(0, Files.size(emptyFile), "the reader leaves the empty file as it is");
+    }
+
     @Test
     void shouldRefuseAMissingEmptyOrForeignMetadataFileBeforeOpeningChronicle() throws IOException
     {

@@ -45,7 +45,7 @@ final class CheckCommand extends JournalCommand
     boolean failFast;
 
     @Option(names = "--invariants", help = true,
-        description = "List invariants I1-I20 with how each is checked (no JOURNAL needed).")
+        description = "List invariants I1-I20 with how each is checked (takes no JOURNAL).")
     boolean invariants;
 
     @Override
@@ -53,6 +53,10 @@ final class CheckCommand extends JournalCommand
     {
         if (invariants)
         {
+            // --invariants is a help option: picocli accepts it beside a JOURNAL, which would then go unchecked.
+            refuseWithInvariants(null != journal, "a JOURNAL");
+            refuseWithInvariants(null != html, "--html");
+            refuseWithInvariants(failFast, "--fail-fast");
             return listInvariants();
         }
         if (null != html)
@@ -160,6 +164,15 @@ final class CheckCommand extends JournalCommand
         }
         out().flush();
         return KvledgerMain.EXIT_CLEAN;
+    }
+
+    private static void refuseWithInvariants(final boolean given, final String what)
+    {
+        if (given)
+        {
+            throw new CliException("--invariants lists how each invariant is checked and reads no journal; give " +
+                "it without " + what + " (check JOURNAL checks a journal)");
+        }
     }
 
     private static String describe(final Violation violation)

@@ -298,7 +298,14 @@ final class Flags
         }
     }
 
-    private static void requireNamed(final String flag, final Path directory)
+    /**
+     * Refuse an empty or blank directory name (it would mean the working directory).
+     *
+     * @param flag      the flag, for the message.
+     * @param directory the directory given.
+     * @throws CliException when the name is blank.
+     */
+    static void requireNamed(final String flag, final Path directory)
     {
         if (directory.toString().isBlank())
         {

@@ -143,6 +143,8 @@ final class ShrinkCommand extends JournalCommand
 
     private void refuseUsedOutput()
     {
+        // An empty name would be the working directory, and Chronicle would put the queue file at the root.
+        Flags.requireNamed("--out", outDirectory);
         OutputFiles.requireOutsideJournal("--out", outDirectory, journal, "the reduced journal");
         if (!Files.exists(outDirectory))
         {

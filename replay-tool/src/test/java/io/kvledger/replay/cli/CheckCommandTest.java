@@ -42,6 +42,23 @@ class CheckCommandTest
         buggy = CliJournals.buggy(dir.resolve("buggy"));
     }
 
+    /**
+     * {@code --invariants} lists the table and reads no journal: given with a JOURNAL (or with --html or --fail-fast,
+     * which only apply to a journal) it used to print the table and exit 0, so a journal with violations passed.
+     */
+    @Test
+    void shouldRefuseInvariantsTogetherWithAJournal()
+    {
+        final String line = kvledger("check", buggy, "--invariants").failsWithOneLine();
+        assertTrue(line.contains("--invariants") && line.contains("JOURNAL"), line);
+        assertTrue(kvledger("check", "--invariants", "--json", clean).failsWithOneLine().contains("--invariants"));
+        assertTrue(kvledger("check", "--invariants", "--fail-fast").failsWithOneLine().contains("--fail-fast"));
+        assertTrue(kvledger("check", "--invariants", "--html", dir.resolve("never.html")).failsWithOneLine()
+            .contains("--html"));
+        assertFalse(Files.exists(dir.resolve("never.html")));
+        kvledger("check", "--invariants").exits(0);
+    }
+
     @Test
     void shouldReportACleanJournalAsCleanWithExitZero()
     {

@@ -148,6 +148,20 @@ class ShrinkCommandTest
         assertEquals("mine", Files.readString(out.resolve("keep.txt")));
     }
 
+    /**
+     * An empty {@code --out} names no directory. It was taken as the working directory: from a non-empty one the
+     * error said "--out  is not empty"; from an empty one shrink reported "written to " and exit 1, while Chronicle put
+     * the reduced journal's queue file at the file system root ("" + "/" + name) and left only metadata.cq4t behind.
+     */
+    @Test
+    void shouldRefuseAnEmptyOutputDirectoryName()
+    {
+        assertEquals("kvledger: --out is empty; give a directory",
+            kvledger("shrink", buggy, "--out", "").failsWithOneLine());
+        assertEquals("kvledger: --out is empty; give a directory",
+            kvledger("shrink", buggy, "--out", " ").failsWithOneLine());
+    }
+
     @Test
     void shouldRequireTheOutputDirectory()
     {
