@@ -87,7 +87,7 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
      */
     public static SlotTimeline parse(final String spec)
     {
-        final int colon = spec.lastIndexOf(':');
+        final int colon = spec.indexOf(':');
         if (colon <= 0 || colon == spec.length() - 1)
         {
             throw new IllegalArgumentException("expected POOL:ID, node:ID or request:ID, got '" + spec + "'");

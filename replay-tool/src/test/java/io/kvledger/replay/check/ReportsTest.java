@@ -103,6 +103,10 @@ class ReportsTest
     {
         assertThrows(IllegalArgumentException.class, () -> SlotTimeline.parse("gpu:3"));
         assertThrows(IllegalArgumentException.class, () -> SlotTimeline.parse("mamba"));
+        // one colon too many is a bad id, not an unknown pool named 'mamba:1'
+        final IllegalArgumentException twoColons =
+            assertThrows(IllegalArgumentException.class, () -> SlotTimeline.parse("mamba:1:2"));
+        assertEquals("bad id in 'mamba:1:2'", twoColons.getMessage());
         final SlotTimeline outside = SlotTimeline.parse("mamba:99");
         assertThrows(IllegalArgumentException.class, () -> bug2().feed(outside));
     }
