@@ -259,10 +259,10 @@ public final class KvLedger implements AutoCloseable
      * but what completions of launched operations start; wait (up to 10 s) for the launched operations so their
      * completions are journaled (operations only queued, in a pass left open, never launch); stop the device and
      * store threads; drain the ring; publish the final counters and state; stop the metrics endpoint; close the
-     * journal.
+     * journal. A second call, from any thread, returns once the first has closed everything.
      */
     @Override
-    public void close()
+    public synchronized void close()
     {
         if (closed)
         {

@@ -394,4 +394,35 @@ class EmbeddingContractTest
         final long packed = s.pollCompletion();
         assertEquals(cow, CompletionQueue.op(packed), "its completion is announced");
     }
+
+    /**
+     * Two threads close the ledger at once (a shutdown hook and the server's own shutdown): neither returns before
+     * the controller is closed, so each may read {@link KvLedger#engine()} and the journal when close returns.
+     */
+    @Test
+    void shouldNotReturnFromASecondCloseBeforeTheLedgerIsClosed() throws Exception
+    {
+        final KvLedgerOptions options = options("double-close", false, Integer.MAX_VALUE);
+        // the first close waits for the launched copy: it is still closing when the second close is called
+        options.copyDelayMinNs = 1_000_000_000L;
+        options.copyDelayMaxNs = 1_000_000_000L;
+        final KvLedger ledger = KvLedger.open(options);
+        final Session s = ledger.session();
+        final long cow = launchCopy(s, 1, tokens(26, 1));
+        assertTrue(ledger.loop().inFlightOps() > 0 && cow >= 0);
+        final Thread first = new Thread(ledger::close, "first-close");
+        first.start();
+        while (!ledger.isClosed())
+        {
+            Thread.onSpinWait();
+        }
+        ledger.close();
+        final boolean terminatedAtReturn = ledger.loop().terminated();
+        final boolean firstStillClosing = first.isAlive();
+        first.join(60_000);
+        assertTrue(terminatedAtReturn, "the second close returned while the first was still closing (first alive: " +
+            firstStillClosing + ")");
+        final LiveRuntimeTest.Documents docs = LiveRuntimeTest.Documents.read(options.journalDir);
+        LiveRuntimeTest.assertReplaysIdentically(docs, ledger.engine().stateHash());
+    }
 }
