@@ -425,4 +425,42 @@ class EmbeddingContractTest
         final LiveRuntimeTest.Documents docs = LiveRuntimeTest.Documents.read(options.journalDir);
         LiveRuntimeTest.assertReplaysIdentically(docs, ledger.engine().stateHash());
     }
+
+    /**
+     * {@link EngineLoop#awaitQuiescent} says the launched ops' completions are applied: a server that waited for it
+     * finds the completion of the copy it launched on the queue at once.
+     */
+    @Test
+    void shouldFindTheCompletionOnTheQueueOnceQuiescent()
+    {
+        final KvLedgerOptions options = options("quiescent", true, Integer.MAX_VALUE);
+        final KvLedger ledger = KvLedger.open(options);
+        final Session s = ledger.session();
+        int missed = 0;
+        for (int round = 0; round < 200; round++)
+        {
+            final long first = 10L * round;
+            final long cow = launchCopy(s, first, tokens(26, 100 * round));
+            assertTrue(ledger.loop().awaitQuiescent(30_000_000_000L));
+            final long packed = s.pollCompletion();
+            if (packed < 0)
+            {
+                missed++;
+                long late;
+                while ((late = s.pollCompletion()) < 0)
+                {
+                    Thread.onSpinWait();
+                }
+                assertEquals(cow, CompletionQueue.op(late));
+            }
+            else
+            {
+                assertEquals(cow, CompletionQueue.op(packed));
+            }
+            assertEquals(ResultCode.OK, s.finish(first + 1, 6, 6, 0, 0, 0));
+            assertEquals(ResultCode.OK, s.tick(Long.MAX_VALUE));
+        }
+        closeAndReplay(ledger, options.journalDir);
+        assertEquals(0, missed, "rounds where the completion came after awaitQuiescent returned");
+    }
 }
