@@ -68,7 +68,7 @@ public final class Session implements EnginePort
     public int arrive(final long requestId, final long namespace, final int[] tokens, final int count,
         final long maxNewTokens)
     {
-        if (null == tokens || count < 0 || count > tokens.length ||
+        if (null == tokens || count < 1 || count > tokens.length ||
             count / fingerprinter.pageSize() > input.fingerprintCapacity())
         {
             return refuse(ResultCode.BAD_REQUEST_SIZE);

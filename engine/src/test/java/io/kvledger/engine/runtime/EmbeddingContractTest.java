@@ -463,4 +463,16 @@ class EmbeddingContractTest
         closeAndReplay(ledger, options.journalDir);
         assertEquals(0, missed, "rounds where the completion came after awaitQuiescent returned");
     }
+
+    /** A prompt of no tokens at all: the Session's Javadoc promises BAD_REQUEST_SIZE ("none"). */
+    @Test
+    void shouldRefuseAnEmptyPrompt()
+    {
+        final KvLedgerOptions options = options("empty", false, Integer.MAX_VALUE);
+        final KvLedger ledger = KvLedger.open(options);
+        final Session s = ledger.session();
+        assertEquals(ResultCode.BAD_REQUEST_SIZE, s.arrive(1, 0, new int[0], 0, 4));
+        assertEquals(ResultCode.BAD_REQUEST_SIZE, s.arrive(2, 0, tokens(8, 0), 0, 4));
+        closeAndReplay(ledger, options.journalDir);
+    }
 }
