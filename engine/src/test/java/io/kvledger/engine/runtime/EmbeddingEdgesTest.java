@@ -35,6 +35,7 @@ import java.util.concurrent.locks.LockSupport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -334,5 +335,25 @@ class EmbeddingEdgesTest
         {
             delegate.close();
         }
+    }
+
+    /** A configuration refused by open leaves nothing that stops the corrected configuration from opening there. */
+    @Test
+    void shouldOpenOnTheSameDirectoriesAfterARefusedOpen()
+    {
+        final KvLedgerOptions bad = options("retry");
+        bad.ringSize = 1000;
+        assertThrows(IllegalArgumentException.class, () -> KvLedger.open(bad));
+        final KvLedgerOptions noCounters = options("retry");
+        noCounters.metricsPort = 0;
+        assertThrows(IllegalArgumentException.class, () -> KvLedger.open(noCounters));
+
+        final KvLedgerOptions good = options("retry");
+        try (KvLedger ledger = KvLedger.open(good))
+        {
+            assertEquals(ResultCode.OK, ledger.session().tick(0));
+        }
+        final LiveRuntimeTest.Documents docs = LiveRuntimeTest.Documents.read(good.journalDir);
+        assertEquals(1, docs.inputs.size());
     }
 }
