@@ -3,6 +3,7 @@ package io.kvledger.engine.runtime;
 import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.api.Decision;
 import io.kvledger.engine.device.CopyBatch;
 import io.kvledger.engine.device.CopyListener;
 import io.kvledger.engine.device.DeviceBackend;
@@ -355,5 +356,31 @@ class EmbeddingEdgesTest
         }
         final LiveRuntimeTest.Documents docs = LiveRuntimeTest.Documents.read(good.journalDir);
         assertEquals(1, docs.inputs.size());
+    }
+
+    /** Null or undersized arguments get a result code, and the engine goes on serving. */
+    @Test
+    void shouldAnswerNullAndUndersizedArgumentsWithAResultCode()
+    {
+        final KvLedgerOptions options = options("nulls");
+        final KvLedger ledger = KvLedger.open(options);
+        try
+        {
+            final Session s = ledger.session();
+            final Decision d = new Decision(MAX_PAGES);
+            final InputRecord arrive = new InputRecord(MAX_PAGES);
+            new io.kvledger.engine.ingress.Fingerprinter(4).fingerprint(0, tokens(26, 1), 26,
+                Inputs.arrive(arrive, 1, 2, 4, 0));
+            assertEquals(ResultCode.BAD_INPUT, s.submit(null, d));
+            assertEquals(ResultCode.BAD_INPUT, s.submit(arrive, new Decision(2)), "a decision too small");
+            assertEquals(ResultCode.BAD_INPUT, s.submit(arrive, null));
+            assertEquals(ResultCode.OK, s.submit(arrive, d), "none of the refused calls reached the engine");
+            assertTrue(d.live, "the request arrived");
+        }
+        finally
+        {
+            ledger.close();
+        }
+        assertNull(ledger.loop().failure());
     }
 }
