@@ -74,6 +74,12 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     static final String FAILED_WITHOUT_DETAIL = "engine thread failed (no detail: building the message failed too)";
     private volatile int inFlightOps;
     private volatile int launchedOps;
+    /**
+     * Finished loads and copies applied whose completion is not yet on {@link #completions} (their document not yet
+     * appended); written by the engine thread only, before {@link #launchedOps}, so a reader that sees no launched op
+     * and then none unannounced knows every completion applied is on the queue.
+     */
+    private volatile int unannounced;
     private final int maxPages;
     /** Engine thread: close's barrier passed; callers' inputs after it are answered ENGINE_STOPPED, not applied. */
     private boolean refusing;
@@ -364,8 +370,9 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     }
 
     /**
-     * Wait until no launched op is in flight (their completions applied), up to a timeout. Ops only queued (a pass
-     * left open) are not waited for: they launch only at a pass's end.
+     * Wait until no launched op is in flight (their completions applied, journaled, and those of loads and copies on
+     * {@link #completions()}), up to a timeout. Ops only queued (a pass left open) are not waited for: they launch
+     * only at a pass's end.
      *
      * @param timeoutNs how long to wait.
      * @return true when drained.
@@ -373,7 +380,8 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     public boolean awaitQuiescent(final long timeoutNs)
     {
         final long deadline = System.nanoTime() + timeoutNs;
-        while (launchedOps > 0 && failure == null)
+        // launchedOps first: the engine thread counts a completion as unannounced before it publishes launchedOps
+        while ((launchedOps > 0 || unannounced > 0) && failure == null)
         {
             if (System.nanoTime() > deadline)
             {
@@ -513,6 +521,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
                 {
                     pending.add(seq, type == EffectType.OP_ACKED ? PendingSideEffects.LOAD_DONE :
                         PendingSideEffects.LOAD_FAILED, effects.id(i), null);
+                    unannounced = unannounced + 1;
                 }
             }
             if (reply != null)
@@ -574,6 +583,7 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
                 case PendingSideEffects.LOAD_DONE:
                 case PendingSideEffects.LOAD_FAILED:
                     completions.offer(value, kind == PendingSideEffects.LOAD_DONE);
+                    unannounced = unannounced - 1;
                     break;
                 default:
                     reply.complete(value);

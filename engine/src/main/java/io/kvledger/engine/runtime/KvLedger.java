@@ -91,10 +91,20 @@ public final class KvLedger implements AutoCloseable
      *
      * @param options what to open.
      * @return the running controller.
-     * @throws IllegalArgumentException for a configuration the components refuse.
+     * @throws IllegalArgumentException for a configuration the components refuse; options that can be checked
+     * without opening anything (ring size, a metrics port without counters) are refused before the journal is
+     * created, so the corrected options open on the same directories.
      */
     public static KvLedger open(final KvLedgerOptions options)
     {
+        if (options.ringSize < 1 || Integer.bitCount(options.ringSize) != 1)
+        {
+            throw new IllegalArgumentException("ringSize must be a power of two: " + options.ringSize);
+        }
+        if (options.metricsPort >= 0 && !options.counters)
+        {
+            throw new IllegalArgumentException("a metrics port needs the counters (KvLedgerOptions.counters)");
+        }
         final EngineConfig config = options.config;
         final CacheStateMachine engine = new CacheStateMachine(config);
         final DeviceConfig deviceConfig = new DeviceConfig()
@@ -134,10 +144,6 @@ public final class KvLedger implements AutoCloseable
         KvLedger ledger = null;
         try
         {
-            if (options.metricsPort >= 0 && !options.counters)
-            {
-                throw new IllegalArgumentException("a metrics port needs the counters (KvLedgerOptions.counters)");
-            }
             ledger = new KvLedger(options, engine, journal, device, store, message.toString());
             if (options.metricsPort >= 0)
             {
@@ -259,10 +265,10 @@ public final class KvLedger implements AutoCloseable
      * but what completions of launched operations start; wait (up to 10 s) for the launched operations so their
      * completions are journaled (operations only queued, in a pass left open, never launch); stop the device and
      * store threads; drain the ring; publish the final counters and state; stop the metrics endpoint; close the
-     * journal.
+     * journal. A second call, from any thread, returns once the first has closed everything.
      */
     @Override
-    public void close()
+    public synchronized void close()
     {
         if (closed)
         {

@@ -68,7 +68,7 @@ public final class Session implements EnginePort
     public int arrive(final long requestId, final long namespace, final int[] tokens, final int count,
         final long maxNewTokens)
     {
-        if (null == tokens || count < 0 || count > tokens.length ||
+        if (null == tokens || count < 1 || count > tokens.length ||
             count / fingerprinter.pageSize() > input.fingerprintCapacity())
         {
             return refuse(ResultCode.BAD_REQUEST_SIZE);
@@ -165,9 +165,25 @@ public final class Session implements EnginePort
 
     // ---- EnginePort, so the model serving loop can drive a live controller ----
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * A null input, or a decision that cannot hold a request's pages ({@code maxRequestPages}), is answered
+     * {@link ResultCode#BAD_INPUT} without reaching the engine; a null decision too (the answer would be lost).
+     */
     @Override
     public int submit(final InputRecord in, final Decision decision)
     {
+        if (null == in || null == decision || decision.pageIds.length < reply.decision.pageIds.length)
+        {
+            final int refused = refuse(ResultCode.BAD_INPUT);
+            if (null != decision)
+            {
+                decision.clear();
+                decision.resultCode = refused;
+            }
+            return refused;
+        }
         final int result = call(in);
         decision.copyFrom(reply.decision);
         return result;

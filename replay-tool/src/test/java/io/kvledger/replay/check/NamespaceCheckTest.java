@@ -39,4 +39,14 @@ class NamespaceCheckTest
         lockByAnotherRequest(f, 0);
         assertTrue(f.check().violations().isEmpty(), () -> f.check().violations().toString());
     }
+
+    /** Any 64-bit value is a namespace: Long.MIN_VALUE (the rule's own "not known") is checked like any other. */
+    @Test
+    void shouldCheckTheNamespaceLongMinValueLikeAnyOther()
+    {
+        final JournalFixture f = Scenarios.fullPath();
+        final long lock = lockByAnotherRequest(f, Long.MIN_VALUE);
+        final Violation first = assertFirst(f.check(), Invariant.I3, lock, "node:" + NODE1);
+        assertTrue(first.explanation().contains("namespace " + Long.MIN_VALUE), first.explanation());
+    }
 }
