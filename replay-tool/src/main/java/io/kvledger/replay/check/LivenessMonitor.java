@@ -44,10 +44,12 @@ public final class LivenessMonitor
 {
     /**
      * Passes with wholly free staging that a parked hit may wait before it counts as starved. The engine retries the
-     * parked-hit FIFO at every PASS_BEGIN and TICK, so a live hit is fetched at the first pass that finds staging
-     * free; eight leaves room for a hit parked behind others and keeps a reproducer of the rule short.
+     * parked-hit FIFO at every PASS_BEGIN and TICK, and a retry with staging wholly free serves every hit it can, so
+     * a live hit is fetched at the first pass that finds staging free; four leaves room for that and keeps a
+     * reproducer of the rule short. Only passes the engine accepted count (a refused PASS_END ends no pass; up to
+     * session 6 those counted too, with eight passes).
      */
-    public static final int STARVED_PASSES = 8;
+    public static final int STARVED_PASSES = 4;
 
     /**
      * One breach of a progress rule.
@@ -199,8 +201,9 @@ public final class LivenessMonitor
                     break;
             }
         }
-        if (input.type() == InputType.PASS_END)
+        if (input.type() == InputType.PASS_END && resultCode == 0)
         {
+            // a PASS_END the engine refused (NOT_IN_PASS) ended no pass: the "for N passes" counts only real ones
             onPassEnd(sequence);
         }
     }
