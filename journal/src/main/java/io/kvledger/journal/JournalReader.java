@@ -6,6 +6,7 @@ import net.openhft.chronicle.bytes.MappedBytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueStore;
 import net.openhft.chronicle.wire.DocumentContext;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -33,6 +34,10 @@ import java.util.Map;
  * <p>
  * A journal is read after its writer has stopped (closed or crashed); a queue still being appended is read up
  * to the documents that existed when the read started.
+ * <p>
+ * A full read ends by comparing where it stopped with the write position Chronicle's store header records for the
+ * last cycle read: a journal whose last pages are zero (lost in a power loss) from a document boundary on looks
+ * like a clean end, and is reported {@link ReadStatus#TORN_TAIL} with both positions instead.
  */
 public final class JournalReader implements AutoCloseable
 {
@@ -47,6 +52,8 @@ public final class JournalReader implements AutoCloseable
     private static final int END_OF_DATA = NOT_COMPLETE | META_DATA;
     private static final long TAIL_SCAN_BYTES = 2L * JournalFrame.MAX_FRAME_LENGTH;
     private static final int MAX_SKIPPED_METADATA = 4096;
+    /** Chronicle's store header (write position, sequence, indexing) lies within the first bytes of a queue file. */
+    private static final int STORE_HEADER_SCAN = 512;
     private static final String QUEUE_SUFFIX = ".cq4";
     private static final String TABLE_SUFFIX = ".cq4t";
     private static final String METADATA_FILE = "metadata" + TABLE_SUFFIX;
@@ -255,7 +262,7 @@ public final class JournalReader implements AutoCloseable
             }
         }
 
-        return classifyEnd();
+        return classifyEnd(queue);
     }
 
     private ReadOutcome onChronicleDocument(
@@ -411,7 +418,7 @@ public final class JournalReader implements AutoCloseable
         return lastFileLength;
     }
 
-    private ReadOutcome classifyEnd()
+    private ReadOutcome classifyEnd(final SingleChronicleQueue queue)
     {
         if (0 == ordinal)
         {
@@ -424,6 +431,9 @@ public final class JournalReader implements AutoCloseable
             return endOutcome(ReadStatus.CLEAN, "");
         }
 
+        // Read before the tail is inspected: Chronicle records a document's position only once its header is set,
+        // so a live writer's later document is either past this position or visible to the inspection below.
+        final long recorded = recordedWritePosition(queue);
         final long start = align(lastEnd);
         stopAt(lastCycle, -1, start, lastFileName);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
@@ -448,7 +458,91 @@ public final class JournalReader implements AutoCloseable
             }
         }
 
+        if (recorded >= start)
+        {
+            stopAt(lastCycle, -1, start, lastFileName);
+            return endOutcome(ReadStatus.TORN_TAIL, lostTail(file, start, recorded, queue));
+        }
         return endOutcome(ReadStatus.CLEAN, "");
+    }
+
+    /**
+     * Where Chronicle's store header of the last document's cycle says its last document starts: the appender sets
+     * it after each document's length header. -1 when it cannot be had (the read's outcome then stands as it is).
+     */
+    private long recordedWritePosition(final SingleChronicleQueue queue)
+    {
+        SingleChronicleQueueStore store = null;
+        try
+        {
+            store = queue.storeForCycle(lastCycle, queue.epoch(), false, null);
+            return null == store ? -1 : store.writePosition();
+        }
+        catch (final RuntimeException ex)
+        {
+            return -1;
+        }
+        finally
+        {
+            if (null != store)
+            {
+                queue.closeStore(store);
+            }
+        }
+    }
+
+    /**
+     * The detail of a journal that ends before the document Chronicle's store header records as written last: the
+     * pages from the end of what could be read are zero (a power loss, or a page-cache writeback that never reached
+     * the disk), or the header was damaged. Names both byte positions and, where the header's sequence can be
+     * decoded, how many Chronicle documents the cycle's file recorded and how many were read.
+     */
+    private String lostTail(final Path file, final long start, final long recorded, final SingleChronicleQueue queue)
+    {
+        final long readInCycle = queue.rollCycle().toSequenceNumber(lastIndex) + 1;
+        final long recordedSequence = recordedSequence(file, recorded, queue);
+        final String written = recordedSequence < 0 ? "a document written at byte 0x" + Long.toHexString(recorded) :
+            (recordedSequence + 1) + " Chronicle documents written to it, the last at byte 0x" +
+            Long.toHexString(recorded) + " (index 0x" +
+            Long.toHexString(queue.rollCycle().toIndex(lastCycle, recordedSequence)) + ")";
+        return "; the journal ends early: " + lastFileName + " ends at byte 0x" + Long.toHexString(start) + " after " +
+            readInCycle + " Chronicle documents, but Chronicle's store header records " + written +
+            ": what followed sequence " + lastSequence + " is lost (zeroed pages: a power loss or a lost writeback)";
+    }
+
+    /**
+     * The sequence Chronicle's store header pairs with its write position, or -1: the header holds the position as
+     * a 64-bit value followed by {@code position << shift | sequence}, and only such a self-consistent pair is taken.
+     */
+    private static long recordedSequence(final Path file, final long position, final SingleChronicleQueue queue)
+    {
+        final int shift = Math.max(32, 2 * log2(queue.indexCount()) + log2(queue.indexSpacing()));
+        final ByteBuffer head = ByteBuffer.allocate(STORE_HEADER_SCAN).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
+        {
+            while (head.hasRemaining() && channel.read(head, head.position()) > 0)
+            {
+                // read the store header
+            }
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
+        for (int at = 0; at + 2 * Long.BYTES <= head.position(); at += Integer.BYTES)
+        {
+            final long pair = head.getLong(at + Long.BYTES);
+            if (head.getLong(at) == position && pair >>> shift == position && 0 != pair)
+            {
+                return pair & ((1L << shift) - 1);
+            }
+        }
+        return -1;
+    }
+
+    private static int log2(final int value)
+    {
+        return 31 - Integer.numberOfLeadingZeros(value);
     }
 
     private ReadOutcome classifyTail(final FileChannel channel, final long start) throws IOException

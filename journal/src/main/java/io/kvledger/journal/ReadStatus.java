@@ -8,7 +8,11 @@ public enum ReadStatus
     /** Every document up to the end (or up to the requested limit) was read and valid. */
     CLEAN,
 
-    /** Every complete document was valid and the last one was cut short by a crash of the writer. */
+    /**
+     * Every complete document was valid and the journal ends early: the last one was cut short by a crash of the
+     * writer, or the file ends (zero bytes) before the last document Chronicle's store header records as written,
+     * as a power loss leaves it when the last data pages never reached the disk.
+     */
     TORN_TAIL,
 
     /** A document or the queue structure is damaged; reading stopped at the first bad document. */

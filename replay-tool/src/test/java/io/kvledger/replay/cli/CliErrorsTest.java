@@ -35,6 +35,7 @@ class CliErrorsTest
     static Path flipped;
     static Path flippedHeader;
     static Path torn;
+    static Path zeroedTail;
 
     @BeforeAll
     static void writeJournals() throws IOException
@@ -58,6 +59,11 @@ class CliErrorsTest
         CliJournals.flip(queue, firstFrame(queue) + 24, 4);
 
         torn = CliJournals.tornCopy(clean, dir.resolve("torn"));
+
+        zeroedTail = dir.resolve("zeroed-tail");
+        // From the Chronicle document of input 150 to the end of the written bytes, as a lost writeback leaves it.
+        final Path zeroedQueue = CliJournals.copy(clean, zeroedTail);
+        zeroFrom(zeroedQueue, frame(zeroedQueue, 150) - 4);
     }
 
     static Stream<String> journalCommands()
@@ -199,6 +205,27 @@ class CliErrorsTest
             replay.out());
     }
 
+    /**
+     * The last pages of a journal are zero from a document boundary on while Chronicle's store header still records
+     * the last document written: the commands proceed on the documents before the zeros with one warning line, as
+     * for a torn tail. They used to say "clean" with no warning.
+     */
+    @Test
+    void shouldProceedOnAJournalWhoseLastPagesAreLostWithAWarning()
+    {
+        final CliRun check = kvledger("check", zeroedTail).exits(0);
+        assertEquals("journal: 149 documents, clean", check.firstLine());
+        assertEquals(1, check.err().split("\n").length, check.err());
+        assertTrue(check.err().startsWith("warning: torn tail after document 149: read the header and 149 " +
+            "documents; the journal ends early: "), check.err());
+        assertTrue(check.err().contains(" after 150 Chronicle documents, but Chronicle's store header records "),
+            check.err());
+
+        final CliRun replay = kvledger("replay", zeroedTail).exits(0);
+        assertTrue(replay.firstLine().startsWith("identical: 149 documents, stateHash 0x"), replay.out());
+        assertEquals(check.err(), replay.err());
+    }
+
     @Test
     void shouldShowTheStackTraceOnlyWithVerbose()
     {
@@ -293,6 +320,22 @@ class CliErrorsTest
         try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE))
         {
             channel.truncate(length);
+        }
+    }
+
+    /** Zero a file from an offset to its last non-zero byte (a queue file's unused end stays sparse). */
+    private static void zeroFrom(final Path file, final long offset) throws IOException
+    {
+        final byte[] bytes = Files.readAllBytes(file);
+        int end = bytes.length;
+        while (end > offset && 0 == bytes[end - 1])
+        {
+            end--;
+        }
+        try (var raf = new java.io.RandomAccessFile(file.toFile(), "rw"))
+        {
+            raf.seek(offset);
+            raf.write(new byte[(int)(end - offset)]);
         }
     }
 
