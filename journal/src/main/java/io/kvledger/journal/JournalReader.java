@@ -77,6 +77,9 @@ public final class JournalReader implements AutoCloseable
     private long lastSequence;
     private long lastIndex;
     private int lastCycle;
+    /** The queue's last cycle when the read started, and where its last document then began (-1: unknown). */
+    private int startCycle;
+    private long startWritePosition;
     private long lastEnd;
     private String lastFileName;
     private File lastFile;
@@ -179,6 +182,8 @@ public final class JournalReader implements AutoCloseable
                 .timeoutMS(CHRONICLE_TIMEOUT_MS)
                 .build();
             tailer = queue.createTailer();
+            startCycle = queue.lastCycle();
+            startWritePosition = writePosition(queue, startCycle);
 
             return readDocuments(queue, tailer, listener, fromSequence, limit);
         }
@@ -441,6 +446,11 @@ public final class JournalReader implements AutoCloseable
             final ReadOutcome outcome = classifyTail(channel, start);
             if (null != outcome)
             {
+                if (liveWriterPast(queue, start))
+                {
+                    stopAt(lastCycle, -1, start, lastFileName);
+                    return endOutcome(ReadStatus.CLEAN, "");
+                }
                 return outcome;
             }
         }
@@ -458,7 +468,7 @@ public final class JournalReader implements AutoCloseable
             }
         }
 
-        if (recorded >= start)
+        if (recorded >= start && !liveWriterPast(queue, start))
         {
             stopAt(lastCycle, -1, start, lastFileName);
             return endOutcome(ReadStatus.TORN_TAIL, lostTail(file, start, recorded, queue));
@@ -472,10 +482,15 @@ public final class JournalReader implements AutoCloseable
      */
     private long recordedWritePosition(final SingleChronicleQueue queue)
     {
+        return writePosition(queue, lastCycle);
+    }
+
+    private static long writePosition(final SingleChronicleQueue queue, final int cycle)
+    {
         SingleChronicleQueueStore store = null;
         try
         {
-            store = queue.storeForCycle(lastCycle, queue.epoch(), false, null);
+            store = queue.storeForCycle(cycle, queue.epoch(), false, null);
             return null == store ? -1 : store.writePosition();
         }
         catch (final RuntimeException ex)
@@ -543,6 +558,24 @@ public final class JournalReader implements AutoCloseable
     private static int log2(final int value)
     {
         return 31 - Integer.numberOfLeadingZeros(value);
+    }
+
+    /**
+     * Whether a writer is appending past everything this read delivered: the read went past where the queue's last
+     * document began when it started (every document that existed then was delivered), and the queue moved on since
+     * (its store header records a later write position, or a newer cycle was read). What lies past the end of the
+     * read is then the writer's work in progress (a document the tailer found absent and the writer completed just
+     * after, or one still being written), not damage: the read ends cleanly, covering the documents that existed
+     * when it started. A closed or crashed journal's write position does not move, so its tail is judged as before.
+     */
+    private boolean liveWriterPast(final SingleChronicleQueue queue, final long end)
+    {
+        if (lastCycle > startCycle)
+        {
+            return true;
+        }
+        return lastCycle == startCycle && startWritePosition >= 0 && end > startWritePosition &&
+            writePosition(queue, lastCycle) != startWritePosition;
     }
 
     private ReadOutcome classifyTail(final FileChannel channel, final long start) throws IOException
