@@ -25,13 +25,12 @@ public final class MetricsServer implements AutoCloseable
 
     private final HttpServer server;
     private final ExecutorService executor;
-    private final CountersReader reader;
+    private CountersReader reader;
 
-    private MetricsServer(final HttpServer server, final ExecutorService executor, final CountersReader reader)
+    private MetricsServer(final HttpServer server, final ExecutorService executor)
     {
         this.server = server;
         this.executor = executor;
-        this.reader = reader;
     }
 
     /**
@@ -43,6 +42,19 @@ public final class MetricsServer implements AutoCloseable
      * @throws IllegalArgumentException when the port cannot be bound.
      */
     public static MetricsServer start(final int port, final CountersReader reader)
+    {
+        return bind(port).serve(reader);
+    }
+
+    /**
+     * Bind the port without serving yet, so that a controller can refuse a busy port before it creates anything;
+     * {@link #serve} starts serving, {@link #close} gives the port back.
+     *
+     * @param port TCP port on 127.0.0.1; 0 picks a free one (see {@link #port()}).
+     * @return the bound server, not serving.
+     * @throws IllegalArgumentException when the port cannot be bound.
+     */
+    public static MetricsServer bind(final int port)
     {
         final HttpServer server;
         try
@@ -60,11 +72,26 @@ public final class MetricsServer implements AutoCloseable
             t.setDaemon(true);
             return t;
         });
-        final MetricsServer metrics = new MetricsServer(server, executor, reader);
-        server.createContext(PATH, metrics::handle);
+        return new MetricsServer(server, executor);
+    }
+
+    /**
+     * Start serving a bound server; once only.
+     *
+     * @param counters the counters to serve.
+     * @return this.
+     */
+    public MetricsServer serve(final CountersReader counters)
+    {
+        if (null != reader)
+        {
+            throw new IllegalStateException("metrics already served");
+        }
+        reader = counters;
+        server.createContext(PATH, this::handle);
         server.setExecutor(executor);
         server.start();
-        return metrics;
+        return this;
     }
 
     /** @return the bound port. */

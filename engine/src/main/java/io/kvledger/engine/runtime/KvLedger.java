@@ -92,8 +92,8 @@ public final class KvLedger implements AutoCloseable
      * @param options what to open.
      * @return the running controller.
      * @throws IllegalArgumentException for a configuration the components refuse; options that can be checked
-     * without opening anything (ring size, a metrics port without counters) are refused before the journal is
-     * created, so the corrected options open on the same directories.
+     * without opening anything (ring size, a metrics port without counters, a metrics port already in use) are
+     * refused before the journal is created, so the corrected options open on the same directories.
      */
     public static KvLedger open(final KvLedgerOptions options)
     {
@@ -105,6 +105,24 @@ public final class KvLedger implements AutoCloseable
         {
             throw new IllegalArgumentException("a metrics port needs the counters (KvLedgerOptions.counters)");
         }
+        // a busy metrics port is refused before anything is created (the journal above all), like the checks above
+        final MetricsServer metrics = options.metricsPort >= 0 ? MetricsServer.bind(options.metricsPort) : null;
+        try
+        {
+            return open(options, metrics);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            if (null != metrics)
+            {
+                metrics.close();
+            }
+            throw ex;
+        }
+    }
+
+    private static KvLedger open(final KvLedgerOptions options, final MetricsServer metrics)
+    {
         final EngineConfig config = options.config;
         final CacheStateMachine engine = new CacheStateMachine(config);
         final DeviceConfig deviceConfig = new DeviceConfig()
@@ -145,9 +163,9 @@ public final class KvLedger implements AutoCloseable
         try
         {
             ledger = new KvLedger(options, engine, journal, device, store, message.toString());
-            if (options.metricsPort >= 0)
+            if (null != metrics)
             {
-                ledger.metrics = MetricsServer.start(options.metricsPort, ledger.counters.file().reader());
+                ledger.metrics = metrics.serve(ledger.counters.file().reader());
             }
         }
         catch (final RuntimeException ex)
