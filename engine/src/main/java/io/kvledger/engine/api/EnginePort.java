@@ -22,6 +22,8 @@ public interface EnginePort
      * listener of finished loads and copies.
      *
      * @param listener told of finished loads and copies.
+     * @throws IllegalStateException when the engine behind the port has stopped (closed, or fail-stopped), after
+     * the completions still queued were delivered: a serving loop ends there.
      */
     void pump(OpListener listener);
 
