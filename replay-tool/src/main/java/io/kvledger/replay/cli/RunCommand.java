@@ -350,6 +350,20 @@ final class RunCommand implements Callable<Integer>
             throw new CliException("--io-backend is for --device cuda (the device is " +
                 (deterministic ? "simulated" : device.name().toLowerCase(Locale.ROOT)) + ")");
         }
+        if (deterministic)
+        {
+            // the simulated run has no device memory, store or journal thread: these would be ignored silently
+            for (final String flag : new String[]{"--device", "--store", "--redis", "--redis-namespace",
+                "--redis-timeout-ms", "--copy-delay-us", "--kv-page-bytes", "--mamba-state-bytes",
+                "--journal-thread"})
+            {
+                if (given.hasMatchedOption(flag))
+                {
+                    throw new CliException(flag + " is not used by --deterministic, which simulates the device and " +
+                        "the L3 store in one thread");
+                }
+            }
+        }
         RunLimits.checkWorkload(workload, requests, promptTokens, extendTokens, pageSize);
         RunLimits.checkPools(kvPages, mambaSlots, kvPageBytes, mambaStateBytes);
         Flags.rate("--retract-rate", retractRate, "the share of admitted staged loads retracted");

@@ -256,7 +256,15 @@ class CliBadInputTest
                 "is memory)"),
             arguments("--io-backend=direct", "--io-backend is for --device cuda (the device is host)"),
             arguments("--deterministic --device cuda --io-backend direct", "--io-backend is for --device cuda (the " +
-                "device is simulated)"));
+                "device is simulated)"),
+            arguments("--deterministic --store memory", "--store is not used by --deterministic, which simulates " +
+                "the device and the L3 store in one thread"),
+            arguments("--deterministic --device host", "--device is not used by --deterministic, which simulates " +
+                "the device and the L3 store in one thread"),
+            arguments("--deterministic --copy-delay-us 5", "--copy-delay-us is not used by --deterministic, which " +
+                "simulates the device and the L3 store in one thread"),
+            arguments("--deterministic --no-journal-thread", "--journal-thread is not used by --deterministic, " +
+                "which simulates the device and the L3 store in one thread"));
     }
 
     @ParameterizedTest(name = "run {0}")
