@@ -237,6 +237,18 @@ final class BenchCommand implements Callable<Integer>
                 throw new CliException((given("--no-pretouch") ? "--no-pretouch" : "--pretouch") + " needs --trace");
             }
         }
+        final String mode = null != traces ? "--trace" : storeBench ? "--store-bench" : dataPath ? "--data-path" : null;
+        for (final String recordedFlag : new String[]{"--workload", "--requests", "--counters"})
+        {
+            if (given(recordedFlag) && null != mode)
+            {
+                throw new CliException(recordedFlag + " is for the recorded run, not " + mode);
+            }
+        }
+        if (given("--iterations") && (storeBench || dataPath))
+        {
+            throw new CliException("--iterations is for the recorded run and --trace, not " + mode);
+        }
         if (given("--repeats") && !dataPath)
         {
             throw new CliException("--repeats needs --data-path");

@@ -174,6 +174,12 @@ class CliBadInputTest
             arguments("--data-path --device cuda --trace pr-bench", "give --data-path or --trace, not both"),
             arguments("--data-path --device cuda --store-bench", "give --data-path or --store-bench, not both"),
             arguments("--no-pretouch", "--no-pretouch needs --trace"),
+            arguments("--trace pr-bench --requests 8", "--requests is for the recorded run, not --trace"),
+            arguments("--trace pr-bench --workload random", "--workload is for the recorded run, not --trace"),
+            arguments("--trace pr-bench --counters", "--counters is for the recorded run, not --trace"),
+            arguments("--store-bench --counters", "--counters is for the recorded run, not --store-bench"),
+            arguments("--store-bench --iterations 4", "--iterations is for the recorded run and --trace, not " +
+                "--store-bench"),
             arguments("--store-bench --json", "--json needs --trace"),
             arguments("--store-bench --store-mib 1 --store-dir AFILE", "--store-dir AFILE: not a directory; the " +
                 "store bench's file store cannot be written there"));
