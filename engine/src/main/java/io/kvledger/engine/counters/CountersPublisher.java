@@ -108,6 +108,9 @@ public final class CountersPublisher implements EngineObserver
     private static final int STORE_READ_BYTES = KvCounter.STORE_READ_BYTES.ordinal();
     private static final int STORE_WRITE_BYTES = KvCounter.STORE_WRITE_BYTES.ordinal();
     private static final int UPDATE_TIME_MS = KvCounter.UPDATE_TIME_MS.ordinal();
+    private static final int BACKUPS_DROPPED = KvCounter.BACKUPS_DROPPED.ordinal();
+    private static final int QUERIES_FAILED = KvCounter.QUERIES_FAILED.ordinal();
+    private static final int INSERTS_REFUSED = KvCounter.INSERTS_REFUSED.ordinal();
     private static final int WAITS = KvCounter.WAITS.ordinal();
 
     private final CountersFile file;
@@ -285,6 +288,9 @@ public final class CountersPublisher implements EngineObserver
         put(FINISHED, c.finished);
         put(BACKUPS, c.backups);
         put(BACKUPS_SKIPPED, c.backupsSkipped);
+        put(BACKUPS_DROPPED, c.backupsDropped);
+        put(QUERIES_FAILED, c.queriesFailed);
+        put(INSERTS_REFUSED, c.insertsRefused);
         put(STORED_PAGES, c.storedPages);
         put(DEDUPED_PAGES, c.dedupedPages);
         put(DEVICE_KV_USED, used(deviceKv));

@@ -139,7 +139,13 @@ public enum KvCounter
     // New counters go last: a counter's id in the file is its position here.
     UPDATE_TIME_MS(6, "updated (epoch ms)", "updateTimeMs", "kvledger_update_time_seconds", Kind.GAUGE, Tier.FIXED,
         "When the controller last published its counters, seconds since the epoch (for a controller that ended " +
-            "without closing, its last sign of life)");
+            "without closing, its last sign of life)"),
+    BACKUPS_DROPPED(43, "backups dropped", "backupsDropped", "kvledger_backups_dropped_total", Kind.COUNTER,
+        Tier.FAST, "Backups dropped from the backlog: they need more host staging than writes may ever use"),
+    QUERIES_FAILED(44, "L3 queries failed", "queriesFailed", "kvledger_l3_queries_failed_total", Kind.COUNTER,
+        Tier.FAST, "L3 existence queries the store could not answer"),
+    INSERTS_REFUSED(45, "inserts refused", "insertsRefused", "kvledger_inserts_refused_total", Kind.COUNTER,
+        Tier.FAST, "Inserts refused for want of tree nodes (the request's pages stay its own)");
 
     /** How a counter's value is meant. */
     public enum Kind

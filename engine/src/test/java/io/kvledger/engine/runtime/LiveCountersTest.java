@@ -211,6 +211,16 @@ class LiveCountersTest
         counters.onIdle();
         assertEquals(CountersPublisher.MAX_UNPUBLISHED + 1, CountersSnapshot.read(reader).get(KvCounter.INPUTS),
             "idle: exact");
+        // every engine counter an operator acts on is published, the three rare ones included
+        engine.counters().backupsDropped = 3;
+        engine.counters().queriesFailed = 5;
+        engine.counters().insertsRefused = 7;
+        counters.onApplied();
+        counters.onIdle();
+        final CountersSnapshot rare = CountersSnapshot.read(reader);
+        assertEquals(3, rare.get(KvCounter.BACKUPS_DROPPED));
+        assertEquals(5, rare.get(KvCounter.QUERIES_FAILED));
+        assertEquals(7, rare.get(KvCounter.INSERTS_REFUSED));
 
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
