@@ -1,6 +1,5 @@
 package io.kvledger.engine.runtime;
 
-import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.api.Decision;
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.EffectList;
@@ -34,7 +33,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class EmbeddingContractTest
 {
-    private static final int PAGE = 4;
     private static final int MAX_PAGES = 8;
     private static final long BIG = 1 << 20;
 
@@ -43,25 +41,12 @@ class EmbeddingContractTest
 
     private KvLedgerOptions options(final String name, final boolean journalThread, final int queryPages)
     {
-        final KvLedgerOptions options = new KvLedgerOptions();
-        options.config = EngineConfig.builder().pageSize(PAGE).deviceKvPages(64).deviceMambaSlots(16)
-            .hostKvPages(32).hostMambaSlots(4).maxRequests(64).maxRequestPages(MAX_PAGES).maxOps(64)
-            .prefetchThresholdPages(queryPages).build();
-        options.journalDir = dir.resolve(name).resolve("journal");
-        options.storeDir = dir.resolve(name).resolve("l3");
-        options.journalThread = journalThread;
-        options.counters = false;
-        return options;
+        return EmbeddingFixture.options(dir, name, journalThread, queryPages);
     }
 
     private static int[] tokens(final int count, final int salt)
     {
-        final int[] tokens = new int[count];
-        for (int i = 0; i < count; i++)
-        {
-            tokens[i] = salt + i;
-        }
-        return tokens;
+        return EmbeddingFixture.tokens(count, salt);
     }
 
     /** Close, then the journal must read CLEAN and replay to the live engine's state. */

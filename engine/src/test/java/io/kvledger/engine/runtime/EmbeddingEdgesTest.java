@@ -55,24 +55,12 @@ class EmbeddingEdgesTest
 
     private KvLedgerOptions options(final String name)
     {
-        final KvLedgerOptions options = new KvLedgerOptions();
-        options.config = EngineConfig.builder().pageSize(4).deviceKvPages(64).deviceMambaSlots(16).hostKvPages(32)
-            .hostMambaSlots(4).maxRequests(64).maxRequestPages(MAX_PAGES).maxOps(64)
-            .prefetchThresholdPages(Integer.MAX_VALUE).build();
-        options.journalDir = dir.resolve(name).resolve("journal");
-        options.storeDir = dir.resolve(name).resolve("l3");
-        options.counters = false;
-        return options;
+        return EmbeddingFixture.options(dir, name, Integer.MAX_VALUE);
     }
 
     private static int[] tokens(final int count, final int salt)
     {
-        final int[] tokens = new int[count];
-        for (int i = 0; i < count; i++)
-        {
-            tokens[i] = salt + i;
-        }
-        return tokens;
+        return EmbeddingFixture.tokens(count, salt);
     }
 
     @Test
