@@ -1,7 +1,6 @@
 package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.CacheStateMachine;
-import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.api.Decision;
 import io.kvledger.engine.device.CopyBatch;
@@ -11,7 +10,6 @@ import io.kvledger.engine.device.DeviceConfig;
 import io.kvledger.engine.device.HostDeviceBackend;
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.store.MemoryL3Store;
-import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.DeviceKind;
@@ -27,7 +25,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,7 +66,7 @@ class EmbeddingEdgesTest
         final EngineConfig config = EngineConfig.builder().pageSize(4).deviceKvPages(64).deviceMambaSlots(16)
             .hostKvPages(32).hostMambaSlots(4).maxRequests(8).maxRequestPages(MAX_PAGES).maxOps(32)
             .prefetchThresholdPages(Integer.MAX_VALUE).build();
-        final GatedSink journal = new GatedSink();
+        final GatedSink journal = new GatedSink(Long.MAX_VALUE);
         final CountingDevice device = new CountingDevice(new HostDeviceBackend(new DeviceConfig().deviceKvPages(64)
             .deviceMambaSlots(16).hostKvPages(32).hostMambaSlots(4)));
         final MemoryL3Store store = new MemoryL3Store(device);
@@ -195,33 +192,6 @@ class EmbeddingEdgesTest
         }
     }
 
-    /** A journal that holds documents as unappended until the test opens the gate. */
-    private static final class GatedSink implements DocumentSink
-    {
-        final List<InputType> types = new CopyOnWriteArrayList<>();
-        volatile long gate = Long.MAX_VALUE;
-
-        @Override
-        public void append(final InputRecord input, final int resultCode, final EffectList effects)
-        {
-            types.add(input.type());
-        }
-
-        @Override
-        public long appendedSequence()
-        {
-            return gate;
-        }
-
-        @Override
-        public void awaitAppended(final long sequence)
-        {
-            while (gate < sequence)
-            {
-                LockSupport.parkNanos(100_000);
-            }
-        }
-    }
 
     /** Counts the copies handed to a real device. */
     private static final class CountingDevice implements DeviceBackend

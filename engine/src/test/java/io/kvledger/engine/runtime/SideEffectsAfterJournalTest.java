@@ -1,13 +1,11 @@
 package io.kvledger.engine.runtime;
 
 import io.kvledger.engine.CacheStateMachine;
-import io.kvledger.engine.DocumentSink;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.device.DeviceConfig;
 import io.kvledger.engine.device.HostDeviceBackend;
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.store.MemoryL3Store;
-import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.InputType;
@@ -15,7 +13,6 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -35,7 +32,7 @@ class SideEffectsAfterJournalTest
     {
         final EngineConfig config = EngineConfig.builder().pageSize(4).deviceKvPages(64).deviceMambaSlots(8)
             .hostKvPages(16).hostMambaSlots(4).maxRequests(8).maxRequestPages(8).maxOps(32).build();
-        final GatedSink journal = new GatedSink();
+        final GatedSink journal = new GatedSink(0);
         final HostDeviceBackend device = new HostDeviceBackend(new DeviceConfig().deviceKvPages(64)
             .deviceMambaSlots(8).hostKvPages(16).hostMambaSlots(4));
         final MemoryL3Store store = new MemoryL3Store(device);
@@ -88,31 +85,4 @@ class SideEffectsAfterJournalTest
         }
     }
 
-    /** A journal that holds documents as unappended until the test opens the gate. */
-    private static final class GatedSink implements DocumentSink
-    {
-        final List<InputType> types = new CopyOnWriteArrayList<>();
-        volatile long gate;
-
-        @Override
-        public void append(final InputRecord input, final int resultCode, final EffectList effects)
-        {
-            types.add(input.type());
-        }
-
-        @Override
-        public long appendedSequence()
-        {
-            return gate;
-        }
-
-        @Override
-        public void awaitAppended(final long sequence)
-        {
-            while (gate < sequence)
-            {
-                LockSupport.parkNanos(100_000);
-            }
-        }
-    }
 }
