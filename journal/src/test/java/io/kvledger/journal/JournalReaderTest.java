@@ -552,18 +552,7 @@ class JournalReaderTest
 
     private static Path write(final Path dir, final int documents)
     {
-        try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(8), false,
-            JournalTestData.SMALL_BLOCK_SIZE))
-        {
-            final InputRecord input = new InputRecord(64);
-            final EffectList effects = new EffectList(16);
-            for (int i = 1; i <= documents; i++)
-            {
-                JournalTestData.document(8, i, input, effects, 8);
-                writer.append(input, i, effects);
-            }
-        }
-        return dir;
+        return JournalTestData.write(dir, documents);
     }
 
     static class Recorder implements JournalListener

@@ -71,6 +71,29 @@ final class JournalTestData
     }
 
     /**
+     * Write a journal of {@code documents} documents ({@link #document} with seed 8, 8 effects each) with small
+     * blocks, appended inline and closed.
+     *
+     * @param dir       the journal directory.
+     * @param documents how many.
+     * @return {@code dir}.
+     */
+    static Path write(final Path dir, final int documents)
+    {
+        try (JournalWriter writer = JournalWriter.open(dir, header(8), false, SMALL_BLOCK_SIZE))
+        {
+            final InputRecord input = new InputRecord(64);
+            final EffectList effects = new EffectList(16);
+            for (int i = 1; i <= documents; i++)
+            {
+                document(8, i, input, effects, 8);
+                writer.append(input, i, effects);
+            }
+        }
+        return dir;
+    }
+
+    /**
      * Fill an input deterministically from a seed and a sequence: the same pair always gives the same document.
      */
     static void document(
