@@ -105,8 +105,9 @@ final class ShrinkCommand extends JournalCommand
         }
         out().println(null == original ? "progress finding of the reduced journal: " + describe(reproduced.finding()) :
             "violation of the reduced journal: " + describe(reproduced.violation()));
-        out().println(String.format(Locale.ROOT, "delta debugging: %d inputs up to the first violation, " +
-            "%d re-executions in %.1f s", recorder.steps.size(), result.runs(), result.elapsedNs() / 1e9));
+        out().println(String.format(Locale.ROOT, "delta debugging: %d inputs %s, %d re-executions in %.1f s",
+            recorder.steps.size(), null == original ? "of the whole journal (a progress rule may need what follows " +
+            "its finding)" : "up to the first violation", result.runs(), result.elapsedNs() / 1e9));
         if (result.capped())
         {
             out().println("stopped at the budget (--max-runs " + maxRuns + ", --max-seconds " + maxSeconds +

@@ -91,6 +91,8 @@ class ShrinkCommandTest
         assertTrue(after <= FaultMatrixTest.MAX_REPRODUCER && after * 20 < Long.parseLong(shrunk.group(1)), run.out());
         assertTrue(run.out().contains("\nprogress finding of the reduced journal: #" + after + " L5 backlog-stuck "),
             run.out());
+        assertTrue(run.out().contains("\ndelta debugging: " + shrunk.group(1) + " inputs of the whole journal "),
+            run.out());
         assertEquals(after, kvledger("check", dir.resolve("stuck"), "--json").exits(0).json().get("documents")
             .asLong());
         final CliRun again = kvledger("shrink", dir.resolve("stuck"), "--liveness", "--out", dir.resolve("again"))
