@@ -82,8 +82,10 @@ final class ReadPath extends Flow
         final int pages = in.fingerprintCount();
         final long tailTokens = Inputs.tailTokens(in);
         final long maxNewTokens = Inputs.maxNewTokens(in);
-        if (pages > requests.maxPages() || tailTokens < 0 || tailTokens >= config.pageSize() || maxNewTokens < 0)
+        if (pages > requests.maxPages() || tailTokens < 0 || tailTokens >= config.pageSize() || maxNewTokens < 0 ||
+            (0 == pages && 0 == tailTokens))
         {
+            // an empty prompt (no page, no tail token) has nothing to look up, compute or cache
             return ResultCode.BAD_REQUEST_SIZE;
         }
         if (requests.full())

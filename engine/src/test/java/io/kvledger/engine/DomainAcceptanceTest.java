@@ -155,6 +155,8 @@ class DomainAcceptanceTest
         assertRefused(d, Inputs.arrive(new InputRecord(4), 1, PAGE, 8, 0), ResultCode.BAD_REQUEST_SIZE);
         assertRefused(d, Inputs.arrive(new InputRecord(4), 1, -1, 8, 0), ResultCode.BAD_REQUEST_SIZE);
         assertRefused(d, Inputs.arrive(new InputRecord(4), 1, 0, -8, 0), ResultCode.BAD_REQUEST_SIZE);
+        // an empty prompt: no full page and no tail token
+        assertRefused(d, Inputs.arrive(new InputRecord(4), 1, 0, 8, 0), ResultCode.BAD_REQUEST_SIZE);
         final InputRecord tooLong = Inputs.arrive(new InputRecord(32), 1, 0, 8, 0);
         for (int i = 0; i < 17; i++)
         {
@@ -163,8 +165,10 @@ class DomainAcceptanceTest
         assertRefused(d, tooLong, ResultCode.BAD_REQUEST_SIZE);
         d.cold(1, 11, 1);
         d.cold(2, 12, 1);
-        assertRefused(d, Inputs.arrive(new InputRecord(4), 3, 0, 8, 0), ResultCode.TOO_MANY_REQUESTS);
-        assertRefused(d, Inputs.arrive(new InputRecord(4), 1, 0, 8, 0), ResultCode.DUPLICATE_REQUEST);
+        assertRefused(d, Inputs.arrive(new InputRecord(4), 3, 0, 8, 0).addFingerprint(5, 5),
+            ResultCode.TOO_MANY_REQUESTS);
+        assertRefused(d, Inputs.arrive(new InputRecord(4), 1, 0, 8, 0).addFingerprint(5, 5),
+            ResultCode.DUPLICATE_REQUEST);
     }
 
     @Test
