@@ -310,7 +310,10 @@ public final class CountersPublisher implements EngineObserver
             final long appended = journal.lastSequence();
             put(JOURNAL_DOCUMENTS, appended);
             put(JOURNAL_BYTES, journal.appendedBytes());
-            put(JOURNAL_LAG, Math.max(0, engine.sequence() - appended));
+            // inputs whose apply completed (the journal is new: its sequences start at 1), not the engine's
+            // sequence: apply sets that before it dispatches, so an input that failed inside apply, never
+            // applied nor journaled, would stay "waiting for the journal" in a failed controller's file
+            put(JOURNAL_LAG, Math.max(0, c.inputs - appended));
         }
     }
 

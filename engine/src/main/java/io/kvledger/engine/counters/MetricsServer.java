@@ -104,15 +104,16 @@ public final class MetricsServer implements AutoCloseable
     {
         try (exchange)
         {
+            // the path first: a method is refused (405) only on the one resource there is
+            if (!PATH.equals(exchange.getRequestURI().getPath()))
+            {
+                exchange.sendResponseHeaders(404, -1);
+                return;
+            }
             if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod()))
             {
                 exchange.getResponseHeaders().set("Allow", "GET, HEAD");
                 exchange.sendResponseHeaders(405, -1);
-                return;
-            }
-            if (!PATH.equals(exchange.getRequestURI().getPath()))
-            {
-                exchange.sendResponseHeaders(404, -1);
                 return;
             }
             final byte[] body = PrometheusText.format(CountersSnapshot.read(reader)).getBytes(StandardCharsets.UTF_8);
