@@ -260,6 +260,13 @@ public final class ServingLoop implements EnginePort.OpListener
         decision.clear();
         final int result = port.submit(in, decision);
         summary.inputs++;
+        if (ResultCode.ENGINE_STOPPED == result)
+        {
+            // a stopped engine's port says why when pumped: the run ends with that reason, not with this refusal
+            port.pump((op, ok) ->
+            {
+            });
+        }
         return result;
     }
 
