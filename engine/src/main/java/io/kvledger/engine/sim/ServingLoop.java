@@ -206,6 +206,7 @@ public final class ServingLoop implements EnginePort.OpListener
             }
             final Workload.Arrivals arrivals = phase.arrivals();
             int idle = 0;
+            long idleSinceNs = port.nowNs();
             while (!arrivals.isEmpty() || !waiting.isEmpty() || !admitted.isEmpty())
             {
                 final int perStep = workload.options().arrivalsPerStep <= 0 ?
@@ -229,7 +230,12 @@ public final class ServingLoop implements EnginePort.OpListener
                 // a parked hit may wait for the backups ahead of it to leave host staging, however slow they are).
                 idle = summary.finished + summary.aborted == before && port.writeBacks() == writeBacksBefore ?
                     idle + 1 : 0;
-                if (idle > workload.options().maxIdleSteps)
+                if (0 == idle)
+                {
+                    idleSinceNs = port.nowNs();
+                }
+                if (idle > workload.options().maxIdleSteps &&
+                    port.nowNs() - idleSinceNs >= workload.options().minIdleNanos)
                 {
                     throw new NoProgressException("serving loop made no progress for " +
                         workload.options().maxIdleSteps + " steps in " + phase.name + " (waiting " + waiting.size() +

@@ -104,6 +104,12 @@ public final class WorkloadOptions
     public int tickPages = 16;
     /** Steps without a request finishing or aborting after which the loop reports that it made no progress. */
     public int maxIdleSteps = 20_000;
+    /**
+     * Least port time, in nanoseconds, without progress before the loop reports that it made none, on top of
+     * {@link #maxIdleSteps} (0: steps alone decide). A live run whose store operation may wait a whole timeout
+     * (Redis stopped, not dead) sets it, so that steps spent waiting for that timeout are not taken for a stall.
+     */
+    public long minIdleNanos;
 
     /** @return whether any chaos rate is above zero. */
     public boolean chaos()

@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code kvledger run}: serve a workload through the real runtime (Disruptor loop, host-memory or CUDA device,
@@ -268,6 +269,12 @@ final class RunCommand implements Callable<Integer>
             w.retractRate = retractRate > 0 ? retractRate : 0.1;
             w.abortRate = abortRate > 0 ? abortRate : 0.05;
             w.failureRate = deterministic ? 0.02 : 0;
+        }
+        if (!deterministic && "redis".equals(store))
+        {
+            // A stopped (not dead) Redis answers nothing until each operation's timeout: the serving loop then
+            // steps without progress for up to a timeout per operation queued on the store's one I/O thread.
+            w.minIdleNanos = TimeUnit.MILLISECONDS.toNanos(2 * redisTimeoutMs) + TimeUnit.SECONDS.toNanos(10);
         }
         return w;
     }

@@ -133,6 +133,41 @@ class RedisRunCommandTest
     }
 
     @Test
+    void shouldWaitOutAStalledRedisUpToItsTimeoutAndNotGiveUpTheRun(@TempDir final Path dir) throws Exception
+    {
+        final String uri = single.node(0).uri();
+        kvledger(run(dir.resolve("warm"), "stall", uri)).exits(0);
+
+        // A Redis that stops answering (SIGSTOP: connections stay open) for longer than the serving loop's idle
+        // steps last, but with a per-operation timeout longer still: each operation must wait its timeout out,
+        // fail, and its request recompute; the run must not give up as if the engine had stopped making progress.
+        final CompletableFuture<CliRun> during = CompletableFuture.supplyAsync(() ->
+            kvledger(run(dir.resolve("during"), "stall", uri, "--copy-delay-us", 200_000,
+                "--redis-timeout-ms", 10_000)));
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (!java.nio.file.Files.exists(dir.resolve("during").resolve("metadata.cq4t")))
+        {
+            assertTrue(System.nanoTime() < deadline, "the run never started its journal");
+            Thread.sleep(5);
+        }
+        single.node(0).pause();
+        try
+        {
+            Thread.sleep(11_000);
+        }
+        finally
+        {
+            single.node(0).resume();
+        }
+        final CliRun stalled = during.get(5, TimeUnit.MINUTES).exits(0);
+
+        assertTrue(count(stalled.out(), 6) > 0, "operations timed out while Redis was stopped:\n" + stalled.out());
+        assertTrue(stalled.out().contains("digest mismatches 0"), stalled.out());
+        kvledger("check", dir.resolve("during")).exits(0);
+        kvledger("replay", dir.resolve("during")).exits(0);
+    }
+
+    @Test
     void shouldCatchValuesCorruptedByHandByTheirDigest(@TempDir final Path dir)
     {
         final String uri = single.node(0).uri();
