@@ -111,6 +111,9 @@ public final class CountersPublisher implements EngineObserver
     private static final int BACKUPS_DROPPED = KvCounter.BACKUPS_DROPPED.ordinal();
     private static final int QUERIES_FAILED = KvCounter.QUERIES_FAILED.ordinal();
     private static final int INSERTS_REFUSED = KvCounter.INSERTS_REFUSED.ordinal();
+    private static final int STORE_TIMEOUTS = KvCounter.STORE_TIMEOUTS.ordinal();
+    private static final int STORE_DISCONNECTS = KvCounter.STORE_DISCONNECTS.ordinal();
+    private static final int STORE_RECONNECTS = KvCounter.STORE_RECONNECTS.ordinal();
     private static final int WAITS = KvCounter.WAITS.ordinal();
 
     private final CountersFile file;
@@ -343,6 +346,9 @@ public final class CountersPublisher implements EngineObserver
             put(STORE_MISSING, s.missing());
             put(STORE_CORRUPT, s.corrupt());
             put(STORE_IO_ERRORS, s.ioErrors() + s.listenerErrors());
+            put(STORE_TIMEOUTS, s.timeouts());
+            put(STORE_DISCONNECTS, s.disconnects());
+            put(STORE_RECONNECTS, s.reconnects());
         }
     }
 

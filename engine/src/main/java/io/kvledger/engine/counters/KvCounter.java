@@ -145,7 +145,14 @@ public enum KvCounter
     QUERIES_FAILED(44, "L3 queries failed", "queriesFailed", "kvledger_l3_queries_failed_total", Kind.COUNTER,
         Tier.FAST, "L3 existence queries the store could not answer"),
     INSERTS_REFUSED(45, "inserts refused", "insertsRefused", "kvledger_inserts_refused_total", Kind.COUNTER,
-        Tier.FAST, "Inserts refused for want of tree nodes (the request's pages stay its own)");
+        Tier.FAST, "Inserts refused for want of tree nodes (the request's pages stay its own)"),
+    STORE_TIMEOUTS(80, "L3 timeouts", "storeTimeouts", "kvledger_l3_timeouts_total", Kind.COUNTER, Tier.SLOW,
+        "L3 operations that failed because the store did not answer in time (also in the io errors); networked " +
+            "stores only"),
+    STORE_DISCONNECTS(81, "L3 disconnects", "storeDisconnects", "kvledger_l3_disconnects_total", Kind.COUNTER,
+        Tier.SLOW, "Connections to the L3 store that were lost; networked stores only"),
+    STORE_RECONNECTS(82, "L3 reconnects", "storeReconnects", "kvledger_l3_reconnects_total", Kind.COUNTER,
+        Tier.SLOW, "Lost connections to the L3 store re-established automatically; networked stores only");
 
     /** How a counter's value is meant. */
     public enum Kind
