@@ -52,10 +52,6 @@ public final class RadixTree
     /** No loading op. */
     public static final long NO_OP = -1;
 
-    private static final int PAGE_STRIDE = 4;
-    private static final int PAGE_LO = 1;
-    private static final int PAGE_NEXT = 2;
-
     private static final int NIL = -1;
     private static final byte FULL_CODE = (byte)Component.FULL.value();
     private static final byte MAMBA_CODE = (byte)Component.MAMBA.value();
@@ -90,11 +86,9 @@ public final class RadixTree
     private final IndexList nodeLru;
     private final IndexList mambaLru;
 
-    /**
-     * Per KV page, four longs: fingerprint high word, low word, the next page of its node (or NIL), one unused; a
-     * match walk reads all three of a page, so they share one cache line.
-     */
-    private final long[] pageData;
+    private final int[] nextPage;
+    private final long[] pageHi;
+    private final long[] pageLo;
 
     private final ChildIndex children;
     private final LockReceipts receipts;
@@ -168,11 +162,13 @@ public final class RadixTree
         liveNodes = 1;
 
         final int pages = kvPool.capacity();
-        pageData = new long[pages * PAGE_STRIDE];
+        nextPage = new int[pages];
+        pageHi = new long[pages];
+        pageLo = new long[pages];
         pageMark = new boolean[pages];
         for (int page = 0; page < pages; page++)
         {
-            pageData[page * PAGE_STRIDE + PAGE_NEXT] = NIL;
+            nextPage[page] = NIL;
         }
 
         children = new ChildIndex(maxNodes);
@@ -290,20 +286,15 @@ public final class RadixTree
             final int n = pageCount[child];
             int page = firstPage[child];
             int k = 0;
-            while (k < n && i < count)
+            while (k < n && i < count && pageHi[page] == hi[offset + i] && pageLo[page] == lo[offset + i])
             {
-                final int at = page * PAGE_STRIDE;
-                if (pageData[at] != hi[offset + i] || pageData[at + PAGE_LO] != lo[offset + i])
-                {
-                    break;
-                }
                 if (null != record)
                 {
                     record[recordOffset + i] = page;
                 }
                 k++;
                 i++;
-                page = (int)pageData[at + PAGE_NEXT];
+                page = nextPage[page];
             }
             if (k == n)
             {
@@ -372,15 +363,15 @@ public final class RadixTree
         int last = first;
         for (int i = 1; i < k; i++)
         {
-            last = (int)pageData[last * PAGE_STRIDE + PAGE_NEXT];
+            last = nextPage[last];
         }
-        final int newFirst = (int)pageData[last * PAGE_STRIDE + PAGE_NEXT];
-        children.replace(oldParent, pageHi(first), pageLo(first), newParent);
+        final int newFirst = nextPage[last];
+        children.replace(oldParent, pageHi[first], pageLo[first], newParent);
 
         parent[newParent] = oldParent;
         firstPage[newParent] = first;
         lastPage[newParent] = last;
-        pageData[last * PAGE_STRIDE + PAGE_NEXT] = NIL;
+        nextPage[last] = NIL;
         pageCount[newParent] = k;
         depth[newParent] = depth[node] - pageCount[node] + k;
         childCount[newParent] = 1;
@@ -392,13 +383,13 @@ public final class RadixTree
         firstPage[node] = newFirst;
         pageCount[node] -= k;
         parent[node] = newParent;
-        children.put(newParent, pageHi(newFirst), pageLo(newFirst), node);
+        children.put(newParent, pageHi[newFirst], pageLo[newFirst], node);
         nodeLru.insertAfter(node, newParent);
 
         int page = first;
         for (int i = 0; i < k; i++)
         {
-            final int next = (int)pageData[page * PAGE_STRIDE + PAGE_NEXT];
+            final int next = nextPage[page];
             movePage(page, SlotState.NODE, newParent);
             page = next;
         }
@@ -585,16 +576,16 @@ public final class RadixTree
         for (int j = from; j < to; j++)
         {
             final int page = kvPages[j];
-            pageData[page * PAGE_STRIDE] = hi[offset + j];
-            pageData[page * PAGE_STRIDE + PAGE_LO] = lo[offset + j];
-            pageData[page * PAGE_STRIDE + PAGE_NEXT] = NIL;
+            pageHi[page] = hi[offset + j];
+            pageLo[page] = lo[offset + j];
+            nextPage[page] = NIL;
             if (NIL == previous)
             {
                 firstPage[leaf] = page;
             }
             else
             {
-                pageData[previous * PAGE_STRIDE + PAGE_NEXT] = page;
+                nextPage[previous] = page;
             }
             previous = page;
             canonical[j] = page;
@@ -640,14 +631,14 @@ public final class RadixTree
         countDeletedLeaf(node);
         final int p = parent[node];
         final int first = firstPage[node];
-        children.remove(p, pageHi(first), pageLo(first));
+        children.remove(p, pageHi[first], pageLo[first]);
         childCount[p]--;
 
         int page = first;
         while (NIL != page)
         {
-            final int next = (int)pageData[page * PAGE_STRIDE + PAGE_NEXT];
-            pageData[page * PAGE_STRIDE + PAGE_NEXT] = NIL;
+            final int next = nextPage[page];
+            nextPage[page] = NIL;
             movePage(page, SlotState.FREE, SlotPool.NO_OWNER);
             page = next;
         }
@@ -1299,7 +1290,7 @@ public final class RadixTree
             for (int i = 0; i < pageCount[n]; i++)
             {
                 out[end + i] = page;
-                page = (int)pageData[page * PAGE_STRIDE + PAGE_NEXT];
+                page = nextPage[page];
             }
             n = parent[n];
         }
@@ -1334,7 +1325,7 @@ public final class RadixTree
                 {
                     out[i] = page;
                 }
-                page = (int)pageData[page * PAGE_STRIDE + PAGE_NEXT];
+                page = nextPage[page];
             }
             n = parent[n];
         }
@@ -1411,19 +1402,19 @@ public final class RadixTree
     /** @param page KV page id held by a node. @return the next page of the same node, or -1. */
     public int nextPage(final int page)
     {
-        return (int)pageData[page * PAGE_STRIDE + PAGE_NEXT];
+        return nextPage[page];
     }
 
     /** @param page KV page id held by a node. @return high word of its fingerprint. */
     public long pageHi(final int page)
     {
-        return pageData[page * PAGE_STRIDE];
+        return pageHi[page];
     }
 
     /** @param page KV page id held by a node. @return low word of its fingerprint. */
     public long pageLo(final int page)
     {
-        return pageData[page * PAGE_STRIDE + PAGE_LO];
+        return pageLo[page];
     }
 
     public boolean live(final int node)
@@ -1505,9 +1496,9 @@ public final class RadixTree
             int page = firstPage[node];
             while (NIL != page)
             {
-                h = Hashing.mix(h * 31 + page + Hashing.mix(pageData[page * PAGE_STRIDE]) +
-                    Hashing.mix(pageData[page * PAGE_STRIDE + PAGE_LO] ^ 0x27D4EB2F165667C5L));
-                page = (int)pageData[page * PAGE_STRIDE + PAGE_NEXT];
+                h = Hashing.mix(h * 31 + page + Hashing.mix(pageHi[page]) +
+                    Hashing.mix(pageLo[page] ^ 0x27D4EB2F165667C5L));
+                page = nextPage[page];
             }
             hash += h;
         }
