@@ -269,9 +269,7 @@ public final class ServingLoop implements EnginePort.OpListener
         if (ResultCode.ENGINE_STOPPED == result)
         {
             // a stopped engine's port says why when pumped: the run ends with that reason, not with this refusal
-            port.pump((op, ok) ->
-            {
-            });
+            port.pump(this);
         }
         return result;
     }
