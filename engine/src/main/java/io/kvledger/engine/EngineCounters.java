@@ -39,6 +39,8 @@ public final class EngineCounters
     public long queriesFailed;
     /** Inserts refused for want of tree nodes (the request's pages stay its own). */
     public long insertsRefused;
+    /** L3 existence queries not asked because the op table was full (the request goes on with its device prefix). */
+    public long queriesSkipped;
     public long storedPages;
     public long dedupedPages;
     private final long[] perInput = new long[16];

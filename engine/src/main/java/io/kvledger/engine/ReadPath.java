@@ -111,7 +111,13 @@ final class ReadPath extends Flow
 
         final int usable = state.usableDevicePrefix(r);
         requests.queryStart[r] = usable;
-        if (pages - usable >= Math.max(1, config.prefetchThresholdPages()) && !ops.full())
+        final boolean wantsQuery = pages - usable >= Math.max(1, config.prefetchThresholdPages());
+        if (wantsQuery && ops.full())
+        {
+            // the decision follows from the journaled state (replay skips it too); the counter makes it visible
+            counters.queriesSkipped++;
+        }
+        else if (wantsQuery)
         {
             final int o = ops.add(OpKind.QUERY, requestId);
             for (int i = usable; i < pages; i++)

@@ -610,6 +610,23 @@ class DomainAcceptanceTest
     }
 
     @Test
+    void shouldCountAnL3QueryNotAskedBecauseTheOpTableIsFull()
+    {
+        final Driver d = new Driver(base().maxOps(16).maxRequests(32).build(), true);
+        int r = 1;
+        for (; d.engine.inFlightOps() < 16; r++)
+        {
+            assertTrue(d.arrive(r, 20 + r, 2) >= 0);
+        }
+        assertEquals(16, d.engine.counters().queries);
+        assertEquals(0, d.engine.counters().queriesSkipped);
+        assertEquals(-1, d.arrive(r, 20 + r, 2), "accepted (the driver checks OK), but no room for its query");
+        assertFalse(d.has(EffectType.OP_QUEUED));
+        assertEquals(16, d.engine.counters().queries);
+        assertEquals(1, d.engine.counters().queriesSkipped);
+    }
+
+    @Test
     void shouldFreeTheStagingOfAFailedBackupOrStore()
     {
         final Driver d = driver();

@@ -111,6 +111,7 @@ public final class CountersPublisher implements EngineObserver
     private static final int BACKUPS_DROPPED = KvCounter.BACKUPS_DROPPED.ordinal();
     private static final int QUERIES_FAILED = KvCounter.QUERIES_FAILED.ordinal();
     private static final int INSERTS_REFUSED = KvCounter.INSERTS_REFUSED.ordinal();
+    private static final int QUERIES_SKIPPED = KvCounter.QUERIES_SKIPPED.ordinal();
     private static final int STORE_TIMEOUTS = KvCounter.STORE_TIMEOUTS.ordinal();
     private static final int STORE_DISCONNECTS = KvCounter.STORE_DISCONNECTS.ordinal();
     private static final int STORE_RECONNECTS = KvCounter.STORE_RECONNECTS.ordinal();
@@ -294,6 +295,7 @@ public final class CountersPublisher implements EngineObserver
         put(BACKUPS_DROPPED, c.backupsDropped);
         put(QUERIES_FAILED, c.queriesFailed);
         put(INSERTS_REFUSED, c.insertsRefused);
+        put(QUERIES_SKIPPED, c.queriesSkipped);
         put(STORED_PAGES, c.storedPages);
         put(DEDUPED_PAGES, c.dedupedPages);
         put(DEVICE_KV_USED, used(deviceKv));

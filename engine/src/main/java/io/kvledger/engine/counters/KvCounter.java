@@ -152,7 +152,10 @@ public enum KvCounter
     STORE_DISCONNECTS(81, "L3 disconnects", "storeDisconnects", "kvledger_l3_disconnects_total", Kind.COUNTER,
         Tier.SLOW, "Connections to the L3 store that were lost; networked stores only"),
     STORE_RECONNECTS(82, "L3 reconnects", "storeReconnects", "kvledger_l3_reconnects_total", Kind.COUNTER,
-        Tier.SLOW, "Lost connections to the L3 store re-established automatically; networked stores only");
+        Tier.SLOW, "Lost connections to the L3 store re-established automatically; networked stores only"),
+    QUERIES_SKIPPED(46, "L3 queries skipped", "queriesSkipped", "kvledger_l3_queries_skipped_total", Kind.COUNTER,
+        Tier.FAST, "L3 existence queries not asked because the op table was full (the request goes on with its " +
+            "device prefix only)");
 
     /** How a counter's value is meant. */
     public enum Kind

@@ -215,12 +215,14 @@ class LiveCountersTest
         engine.counters().backupsDropped = 3;
         engine.counters().queriesFailed = 5;
         engine.counters().insertsRefused = 7;
+        engine.counters().queriesSkipped = 9;
         counters.onApplied();
         counters.onIdle();
         final CountersSnapshot rare = CountersSnapshot.read(reader);
         assertEquals(3, rare.get(KvCounter.BACKUPS_DROPPED));
         assertEquals(5, rare.get(KvCounter.QUERIES_FAILED));
         assertEquals(7, rare.get(KvCounter.INSERTS_REFUSED));
+        assertEquals(9, rare.get(KvCounter.QUERIES_SKIPPED));
 
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)java.lang.management.ManagementFactory.getThreadMXBean();
