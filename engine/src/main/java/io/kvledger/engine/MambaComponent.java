@@ -44,6 +44,11 @@ final class MambaComponent implements TreeComponent
 
     private final int[] working;
     private final int[] tracking;
+    /**
+     * Per request: the depth at which its tracking slot holds a state a chunk could not place (no slot for its
+     * replacement, rules 2), or -1. Forgotten once the request reports another tracked depth.
+     */
+    private final int[] keptDepth;
     private final int[] attachNode;
     private final int[] attachSlot;
     private final long[] cowReceipt;
@@ -67,8 +72,10 @@ final class MambaComponent implements TreeComponent
         doubleFreeOnAbort = config.fault(FaultSwitch.DOUBLE_FREE_ON_ABORT);
         working = new int[config.maxRequests()];
         tracking = new int[config.maxRequests() * 2];
+        keptDepth = new int[config.maxRequests()];
         java.util.Arrays.fill(working, NONE);
         java.util.Arrays.fill(tracking, NONE);
+        java.util.Arrays.fill(keptDepth, NONE);
         attachNode = new int[config.maxOps()];
         attachSlot = new int[config.maxOps()];
         cowReceipt = new long[config.maxOps()];
@@ -243,6 +250,7 @@ final class MambaComponent implements TreeComponent
 
     private void bindRequestSlots(final int r)
     {
+        keptDepth[r] = NONE;
         working[r] = allocated[0];
         for (int k = 0; k < trackingSlots; k++)
         {
@@ -335,6 +343,11 @@ final class MambaComponent implements TreeComponent
     @Override
     public int cacheLength(final int request, final int computedPages, final int trackedPages)
     {
+        if (keptDepth[request] != trackedPages)
+        {
+            // The request tracked elsewhere since: its tracking slot no longer holds the kept state.
+            keptDepth[request] = NONE;
+        }
         return tracking[request * 2] == NONE ? requests.cachedPages[request] : trackedPages;
     }
 
@@ -345,17 +358,21 @@ final class MambaComponent implements TreeComponent
         final long requestId = requests.id[request];
         observe(request, cursor1, cursor2, cursor3);
         final int t = tracking[request * 2];
-        if (node != NONE && t != NONE)
+        final int at = node != NONE ? node : keptCheckpointNode(request);
+        if (at != NONE && t != NONE)
         {
-            if (!finish && tree.mambaSlot(node) == NONE && config.admissionRules() >= 2 && !ensureFreeSlot())
+            if (!finish && tree.mambaSlot(at) == NONE && config.admissionRules() >= 2 && !ensureFreeSlot())
             {
                 // Rules 2: donating the tracking slot would leave the request without one (no slot free or
-                // evictable for its replacement); it keeps it and this chunk places no checkpoint.
+                // evictable for its replacement); it keeps it and this chunk places no checkpoint, yet: a later
+                // Chunk or the Finish at the same tracked depth donates it (keptCheckpointNode).
+                keptDepth[request] = tree.depth(at);
                 return;
             }
-            if (tree.mambaSlot(node) == NONE)
+            keptDepth[request] = NONE;
+            if (tree.mambaSlot(at) == NONE)
             {
-                EngineBugException.check(tree.attachMamba(node, t), "attach of Mamba slot to node", node, t);
+                EngineBugException.check(tree.attachMamba(at, t), "attach of Mamba slot to node", at, t);
             }
             else
             {
@@ -379,6 +396,25 @@ final class MambaComponent implements TreeComponent
         {
             release(request, false);
         }
+    }
+
+    /**
+     * The node a Chunk or Finish that cached no new page still checkpoints: the request's tracking slot holds the
+     * state a chunk could not place (rules 2) at the depth the request reports again, and the request's locked node
+     * ends there (the chunk moved the lock to it, and nothing was cached past it since). DESIGN's Finish donates the
+     * tracking slot as the checkpoint there; SGLang's insert sets the state of an existing node that has none.
+     *
+     * @return that node, or -1.
+     */
+    private int keptCheckpointNode(final int request)
+    {
+        final int depth = keptDepth[request];
+        if (depth == NONE)
+        {
+            return NONE;
+        }
+        final int node = requests.lockedNode[request];
+        return node != NONE && tree.live(node) && tree.depth(node) == depth ? node : NONE;
     }
 
     /**
@@ -417,6 +453,7 @@ final class MambaComponent implements TreeComponent
             }
             tracking[request * 2 + k] = NONE;
         }
+        keptDepth[request] = NONE;
         final int s = working[request];
         if (s != NONE && pool.state(s) == SlotState.REQUEST && pool.owner(s) == requestId)
         {
@@ -538,6 +575,10 @@ final class MambaComponent implements TreeComponent
             {
                 h += Hashing.mixGamma(r ^ ((long)working[r] << 20) ^ ((long)tracking[r * 2] << 40) ^
                     ((long)tracking[r * 2 + 1] << 52));
+            }
+            if (keptDepth[r] != NONE)
+            {
+                h += Hashing.mixGamma(~r ^ ((long)keptDepth[r] << 32));
             }
         }
         return h;

@@ -6,7 +6,6 @@ import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.SlotState;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -78,8 +77,6 @@ class MambaCheckpointScenarioTest
      * donated as the checkpoint (or freed when that node already has one)". The node has none, so it gets it.
      */
     @Test
-    @Disabled("finding (bb-mamba): fails on main, the Finish frees the tracking slot; the fix (branch " +
-        "bb-mamba-kept-checkpoint) changes the rules-2 golden runs, so it waits for a decision")
     void shouldDonateAtFinishTheCheckpointAChunkCouldNotPlace()
     {
         final Driver d = new Driver(base().build(), true);
