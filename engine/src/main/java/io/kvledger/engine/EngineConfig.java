@@ -228,16 +228,20 @@ public final class EngineConfig
      * <li>1 (journals of schema version 3 and older): total = uncached tokens + max new tokens, waits when over the
      * pass's token budget; a non-first request waits when its uncached tokens are over the input budget; a chunk's
      * fresh tracking slot may be missing when none can be had.</li>
-     * <li>2 (default), as SGLang's {@code PrefillAdder.add_one_req}: total = uncached tokens + min(max new tokens,
+     * <li>2, as SGLang's {@code PrefillAdder.add_one_req}: total = uncached tokens + min(max new tokens,
      * {@link #CLIP_MAX_NEW_TOKENS}) + page size, waits when at or over the token budget; a non-first request waits
      * when its uncached tokens rounded up to whole pages are at or over the input budget; the budgets are debited
      * by those paged tokens (and the page); a chunk keeps its tracking slot, placing no checkpoint, when no fresh
      * one can be had, so a request never loses its tracking slot; a prompt ending in a partial page gets a device
      * KV page for its tail while it runs. The Mamba gap reserve of the total is 0: the
      * Mamba pool is its own pool here, not carved out of the KV pool (the domain's unified-pool case).</li>
+     * <li>3 (default): rules 2, and the state such a chunk kept back in its tracking slot is placed as the
+     * checkpoint by the request's next chunk or its finish at the same tracked depth when the node there still has
+     * none (the finish donates the tracking slot, as DESIGN's FINISH and SGLang's insert into an existing node
+     * without a state); under 2 it was lost.</li>
      * </ul>
      *
-     * @return 1 or 2.
+     * @return 1, 2 or 3.
      */
     public int admissionRules()
     {

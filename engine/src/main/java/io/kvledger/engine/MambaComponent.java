@@ -46,9 +46,11 @@ final class MambaComponent implements TreeComponent
     private final int[] tracking;
     /**
      * Per request: the depth at which its tracking slot holds a state a chunk could not place (no slot for its
-     * replacement, rules 2), or -1. Forgotten once the request reports another tracked depth.
+     * replacement, rules 3), or -1. Forgotten once the request reports another tracked depth.
      */
     private final int[] keptDepth;
+    /** Rules 3 on: a kept-back checkpoint is placed later ({@link #keptDepth}); under 1 and 2 it is lost. */
+    private final boolean placesKeptCheckpoint;
     private final int[] attachNode;
     private final int[] attachSlot;
     private final long[] cowReceipt;
@@ -73,6 +75,7 @@ final class MambaComponent implements TreeComponent
         working = new int[config.maxRequests()];
         tracking = new int[config.maxRequests() * 2];
         keptDepth = new int[config.maxRequests()];
+        placesKeptCheckpoint = config.admissionRules() >= 3;
         java.util.Arrays.fill(working, NONE);
         java.util.Arrays.fill(tracking, NONE);
         java.util.Arrays.fill(keptDepth, NONE);
@@ -364,9 +367,12 @@ final class MambaComponent implements TreeComponent
             if (!finish && tree.mambaSlot(at) == NONE && config.admissionRules() >= 2 && !ensureFreeSlot())
             {
                 // Rules 2: donating the tracking slot would leave the request without one (no slot free or
-                // evictable for its replacement); it keeps it and this chunk places no checkpoint, yet: a later
-                // Chunk or the Finish at the same tracked depth donates it (keptCheckpointNode).
-                keptDepth[request] = tree.depth(at);
+                // evictable for its replacement); it keeps it and this chunk places no checkpoint. Rules 3: not
+                // yet; a later Chunk or the Finish at the same tracked depth donates it (keptCheckpointNode).
+                if (placesKeptCheckpoint)
+                {
+                    keptDepth[request] = tree.depth(at);
+                }
                 return;
             }
             keptDepth[request] = NONE;
@@ -400,7 +406,7 @@ final class MambaComponent implements TreeComponent
 
     /**
      * The node a Chunk or Finish that cached no new page still checkpoints: the request's tracking slot holds the
-     * state a chunk could not place (rules 2) at the depth the request reports again, and the request's locked node
+     * state a chunk could not place (rules 3) at the depth the request reports again, and the request's locked node
      * ends there (the chunk moved the lock to it, and nothing was cached past it since). DESIGN's Finish donates the
      * tracking slot as the checkpoint there; SGLang's insert sets the state of an existing node that has none.
      *

@@ -72,7 +72,7 @@ class MambaCheckpointScenarioTest
     }
 
     /**
-     * A chunk that cannot get a fresh tracking slot keeps its own and places no checkpoint (rules 2); the request's
+     * A chunk that cannot get a fresh tracking slot keeps its own and places no checkpoint (rules 2 on); the request's
      * Finish at that same tracked depth needs no fresh slot, so DESIGN's Finish applies: "the tracking slot is
      * donated as the checkpoint (or freed when that node already has one)". The node has none, so it gets it.
      */
@@ -99,6 +99,24 @@ class MambaCheckpointScenarioTest
 
         assertEquals(4, prefixOfAnotherRequest(d, 3, 4), "the next request resumes from the checkpoint");
         assertTrue(d.engine.cowOpOf(3) >= 0, "by a copy of it");
+    }
+
+    /** Journals written under rules 2 replay as written: there the finish freed the kept-back state. */
+    @Test
+    void shouldLoseTheKeptBackCheckpointUnderRulesTwo()
+    {
+        final Driver d = new Driver(base().admissionRules(2).build(), true);
+        d.cold(1, 11, 4);
+        d.cold(2, 12, 4);
+        admit(d, 1, 2);
+        final int tracking = d.engine.requestTrackingSlot(1);
+        assertEquals(ResultCode.OK, d.chunk(1, 4));
+        final int node = d.engine.lockedNodeOf(1);
+        assertEquals(ResultCode.OK, d.abort(2));
+        assertEquals(ResultCode.OK, d.finish(1, 4, 0, 0, 0));
+        assertEquals(RadixTree.NO_SLOT, d.engine.tree().mambaSlot(node));
+        assertEquals(SlotState.FREE, d.mambaState(tracking));
+        assertEquals(0, prefixOfAnotherRequest(d, 3, 4));
     }
 
     /**

@@ -11,7 +11,7 @@ import io.kvledger.journal.codec.PrefetchPolicy;
 public final class JournalHeader
 {
     /** The newest admission rules this build applies and reads ({@link #admissionRules()}). */
-    public static final int LATEST_ADMISSION_RULES = 2;
+    public static final int LATEST_ADMISSION_RULES = 3;
 
     private long createdNs;
     private long seed;
@@ -314,7 +314,8 @@ public final class JournalHeader
     /**
      * @return the version of the admission rules the journal was written under: 1 for every journal of schema
      * version 3 or older (the field did not exist), 2 since the token and input gates follow SGLang's
-     * {@code add_one_req} ({@code EngineConfig#admissionRules}).
+     * {@code add_one_req}, 3 since a checkpoint a chunk kept back is placed by a later chunk or the finish at the
+     * same depth ({@code EngineConfig#admissionRules}).
      */
     public int admissionRules()
     {

@@ -28,12 +28,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * <p>
  * The same runs under admission rules 1 (the rules of every journal written before schema version 4, no timeout
  * term per fetched token) are pinned in {@code runs-rules1.txt}, never regenerated: they were recorded before rules
- * 2 existed, so old journals keep replaying exactly as they were written.
+ * 2 existed, so old journals keep replaying exactly as they were written. The runs under rules 2 (journals written
+ * before rules 3, which places a checkpoint a chunk kept back) are pinned in {@code runs-rules2.txt} the same way.
  */
 class GoldenRunTest
 {
     private static final Path GOLDEN = Path.of("src", "test", "resources", "golden", "runs.txt");
     private static final Path GOLDEN_RULES_1 = Path.of("src", "test", "resources", "golden", "runs-rules1.txt");
+    private static final Path GOLDEN_RULES_2 = Path.of("src", "test", "resources", "golden", "runs-rules2.txt");
 
     private record Case(String name, EngineConfig config, WorkloadOptions workload) { }
 
@@ -133,6 +135,19 @@ class GoldenRunTest
         }
         assertEquals(String.join("\n", Files.readAllLines(GOLDEN_RULES_1, StandardCharsets.UTF_8)),
             String.join("\n", actual), "the rules-1 runs changed: journals written before rules 2 would no longer " +
+            "replay as written");
+    }
+
+    @Test
+    void shouldReproduceTheRulesTwoRunsOfJournalsBeforeRulesThree() throws IOException, NoSuchAlgorithmException
+    {
+        final List<String> actual = new ArrayList<>();
+        for (final Case c : cases(2))
+        {
+            actual.add(run(c));
+        }
+        assertEquals(String.join("\n", Files.readAllLines(GOLDEN_RULES_2, StandardCharsets.UTF_8)),
+            String.join("\n", actual), "the rules-2 runs changed: journals written before rules 3 would no longer " +
             "replay as written");
     }
 
