@@ -125,6 +125,11 @@ class RaceSequencesCheckTest
             return apply(Inputs.admit(in.reset(), request));
         }
 
+        int retract(final long request)
+        {
+            return apply(Inputs.retract(in.reset(), request));
+        }
+
         Violation first()
         {
             assertTrue(checker.firstViolation().isPresent(), "the checker must report a violation");
@@ -186,5 +191,123 @@ class RaceSequencesCheckTest
         final Violation v = run.first();
         assertEquals(second[0], v.documentSequence(), v::toString);
         assertTrue(v.invariant() == Invariant.I14 || v.invariant() == Invariant.I3, v::toString);
+    }
+
+    // ------------------------------------------------- bug 2: slot freed while its queued H2D is still pending
+
+    /** Request 1's load is queued, request 1 is retracted in the same pass, request 2 is admitted; the pass ends. */
+    private static long retractUnderQueuedLoad(final Run run)
+    {
+        run.staged(R1, 11, 8);
+        run.passBegin();
+        assertEquals(ResultCode.OK, run.admit(R1));
+        assertEquals(ResultCode.OK, run.retract(R1));
+        final long retract = run.sequence;
+        run.cold(R2, 22, 8);
+        assertEquals(ResultCode.OK, run.admit(R2));
+        run.passEnd();
+        return retract;
+    }
+
+    @Test
+    void shouldCheckARetractUnderAQueuedLoadCleanWhenTheSwitchIsOff()
+    {
+        final Run run = new Run(base().build());
+        retractUnderQueuedLoad(run);
+        assertTrue(run.checker.clean(), () -> run.checker.violations().toString());
+    }
+
+    @Test
+    void shouldNameTheRetractThatFreedASlotUnderItsQueuedLoadAsI13()
+    {
+        final Run run = new Run(base().fault(FaultSwitch.FREE_ON_RETRACT_WITH_QUEUED_LOAD).build());
+        final long retract = retractUnderQueuedLoad(run);
+        final Violation v = run.first();
+        assertEquals(retract, v.documentSequence(), v::toString);
+        assertEquals(Invariant.I13, v.invariant(), v::toString);
+        assertEquals("DEVICE_MAMBA", v.pool(), v::toString);
+        assertTrue(run.checker.violations().stream().anyMatch(w -> w.documentSequence() == run.sequence &&
+            w.invariant() == Invariant.I13 && w.explanation().contains("REQUEST " + R2)),
+            () -> "the launch overwrites request 2's slot: " + run.checker.violations());
+    }
+
+    @Test
+    void shouldCheckTheRetractRaceCleanInAPureAttentionModelEvenWithTheSwitchOn()
+    {
+        final Run run = new Run(base().hybrid(false).fault(FaultSwitch.FREE_ON_RETRACT_WITH_QUEUED_LOAD).build());
+        retractUnderQueuedLoad(run);
+        assertTrue(run.checker.clean(), () -> "no Mamba slot, no race: " + run.checker.violations());
+    }
+
+    // ------------------------------------------------- bug 1: admission reserves one Mamba slot, the load needs more
+
+    /** Two running requests take 4 of 6 Mamba slots; request 1's staged load needs S, T and N. */
+    private static long stagedUnderMambaPressure(final Run run)
+    {
+        run.cold(10, 100, 4);
+        run.cold(11, 101, 4);
+        run.passBegin();
+        assertEquals(ResultCode.OK, run.admit(10));
+        assertEquals(ResultCode.OK, run.admit(11));
+        run.passEnd();
+        run.staged(R1, 11, 8);
+        run.passBegin();
+        assertEquals(ResultCode.NOT_ADMITTED, run.admit(R1));
+        final long admit = run.sequence;
+        run.passEnd();
+        return admit;
+    }
+
+    @Test
+    void shouldDeferAtTheMambaGateAndCheckCleanWhenTheSwitchIsOff()
+    {
+        final Run run = new Run(base().deviceMambaSlots(6).build());
+        stagedUnderMambaPressure(run);
+        assertTrue(run.checker.clean(), () -> run.checker.violations().toString());
+    }
+
+    @Test
+    void shouldNameTheAdmissionThatReservedTooFewMambaSlotsAsI18()
+    {
+        final Run run = new Run(base().deviceMambaSlots(6).fault(FaultSwitch.RESERVE_REQUEST_SLOT_ONLY).build());
+        final long admit = stagedUnderMambaPressure(run);
+        final Violation v = run.first();
+        assertEquals(admit, v.documentSequence(), v::toString);
+        assertEquals(Invariant.I18, v.invariant(), v::toString);
+    }
+
+    // ------------------------------------------------- bug 3: ReplaySSM cursors not reset on a staged load
+
+    /** A request finishes with dirty cursors in its working slot; request 1's staged load then gets that slot. */
+    private static long stagedLoadIntoADirtySlot(final Run run)
+    {
+        run.cold(10, 100, 4);
+        run.passBegin();
+        assertEquals(ResultCode.OK, run.admit(10));
+        run.passEnd();
+        assertEquals(ResultCode.OK, run.apply(Inputs.finish(run.in.reset(), 10, 4, 4, 5, 7, 1)));
+        run.staged(R1, 11, 8);
+        run.passBegin();
+        assertEquals(ResultCode.OK, run.admit(R1));
+        return run.sequence;
+    }
+
+    @Test
+    void shouldResetTheCursorsOfAStagedLoadAndCheckCleanWhenTheSwitchIsOff()
+    {
+        final Run run = new Run(base().build());
+        stagedLoadIntoADirtySlot(run);
+        assertTrue(run.checker.clean(), () -> run.checker.violations().toString());
+    }
+
+    @Test
+    void shouldNameTheStagedLoadThatKeptStaleCursorsAsI17()
+    {
+        final Run run = new Run(base().fault(FaultSwitch.SKIP_CURSOR_RESET_ON_STAGED_LOAD).build());
+        final long admit = stagedLoadIntoADirtySlot(run);
+        final Violation v = run.first();
+        assertEquals(admit, v.documentSequence(), v::toString);
+        assertEquals(Invariant.I17, v.invariant(), v::toString);
+        assertEquals("DEVICE_MAMBA", v.pool(), v::toString);
     }
 }
