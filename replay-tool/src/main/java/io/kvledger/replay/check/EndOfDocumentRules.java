@@ -130,8 +130,47 @@ final class EndOfDocumentRules extends ShadowPart
                 requestFinding(Invariant.I3, request, "admitted with a device prefix of " + prefix + " pages but " +
                     "the path to node " + node + " holds " + pages + " pages");
             }
+            else if (pages >= 0)
+            {
+                checkPathLoaded(request, node);
+            }
         }
         admittedPrefixes.clear();
+    }
+
+    /**
+     * I3, the pages are present: no node on an admitted request's matched path still has a device KV page that
+     * another request's queued or launched load writes (a node filled by a load is invisible to matching until its
+     * ack, DESIGN "Admit"); the request would read pages the copy has not written yet.
+     */
+    private void checkPathLoaded(final long request, final long node)
+    {
+        for (long n = node; n != ROOT; n = tree.node(n).parent)
+        {
+            for (final long key : owners.owned(SlotState.NODE, n))
+            {
+                if (OwnerIndex.pool(key) != Pool.DEVICE_KV)
+                {
+                    continue;
+                }
+                final ShadowSlot slot = slotAt(Pool.DEVICE_KV, OwnerIndex.slot(key));
+                if (slot.liveTargets == null)
+                {
+                    continue;
+                }
+                for (final OpTarget target : slot.liveTargets)
+                {
+                    final ShadowOp op = target.op;
+                    if (op.kind == OpKind.LOAD && target.write() && op.state.live() && op.owner != request)
+                    {
+                        requestFinding(Invariant.I3, request, "admitted on node " + node + " whose path holds " +
+                            slot.subject() + " of node " + n + ", which " + op.label() + " (" + op.state +
+                            ") still writes: the matched pages are not loaded yet");
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     /** I16: a request's first forward reads only Mamba slots whose content is defined (reset or copied in). */
