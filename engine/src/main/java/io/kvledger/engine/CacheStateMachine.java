@@ -325,9 +325,9 @@ public final class CacheStateMachine
         {
             result = handlers.dispatch(in);
         }
-        catch (final EngineBugException ex)
+        catch (final RuntimeException ex)
         {
-            throw ex.at(in.sequence(), in.type(), in.request(), in.op());
+            throw EngineBugException.from(ex).at(in.sequence(), in.type(), in.request(), in.op());
         }
         counters.onApplied(in.type(), result, effectList);
         return result;

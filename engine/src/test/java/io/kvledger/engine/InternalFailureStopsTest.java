@@ -61,6 +61,47 @@ class InternalFailureStopsTest
         assertEquals(d.engine.sequence(), ex.sequence());
     }
 
+    /**
+     * A failure inside a collaborator that throws its own exception (here the tree refusing to collect the pages of
+     * a node deleted behind the engine's back) is an engine bug too: named with the input, never a bare
+     * IllegalArgumentException a caller would take for bad input.
+     */
+    @Test
+    void shouldNameTheInputWhenACollaboratorThrowsItsOwnException()
+    {
+        final Driver d = new Driver(EngineConfig.builder().pageSize(4).hybrid(false).deviceKvPages(8).hostKvPages(64)
+            .maxRequests(8).maxRequestPages(16).maxOps(64).prefetchThresholdPages(1).build(), false);
+        d.cold(1, 3, 2);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1));
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.finish(1, 2, 0, 0, 0));
+        for (int i = 0; i < d.last.size(); i++)
+        {
+            if (d.last.type(i) == EffectType.OP_QUEUED)
+            {
+                assertEquals(ResultCode.OK, d.ack(d.last.id(i), true));
+            }
+        }
+        final int node = 1;
+        assertTrue(d.engine.tree().live(node) && d.engine.tree().pageCount(node) == 2, "request 1's pages cached");
+        assertEquals(2, d.engine.tree().evictablePages(), "nothing holds the node");
+        final SlotPool kv = d.engine.pool(Pool.DEVICE_KV);
+        // one of the node's pages changes hands behind the engine's back: the tree's own page move will be refused
+        kv.forceTransition(d.engine.tree().firstPage(node), SlotState.FREE, SlotPool.NO_OWNER);
+        // Request 2 needs all 8 pages: admitting it evicts the node, whose page the pool no longer lets go.
+        d.cold(2, 4, 8);
+        final EngineBugException ex = expectStop(d, () ->
+        {
+            d.passBegin();
+            d.admit(2);
+            d.passEnd();
+            d.tick(Long.MAX_VALUE);
+        }, "");
+        assertEquals(d.engine.sequence(), ex.sequence());
+        assertTrue(ex.getMessage().contains("IllegalStateException: I2 page"), ex.getMessage());
+    }
+
     @Test
     void shouldStopWhenAPoolRefusesAnInternalTransition()
     {

@@ -31,6 +31,19 @@ public final class EngineBugException extends IllegalStateException
         this.sequence = sequence;
     }
 
+    /**
+     * An exception a collaborator threw inside apply (a tree or pool refusing a move with its own exception) is an
+     * engine bug like any other: inputs are validated before anything changes.
+     *
+     * @param cause what the collaborator threw.
+     * @return the engine bug carrying it, to be named with {@link #at}.
+     */
+    public static EngineBugException from(final RuntimeException cause)
+    {
+        return cause instanceof EngineBugException ? (EngineBugException)cause :
+            new EngineBugException(cause.getClass().getSimpleName() + ": " + cause.getMessage(), -1, cause);
+    }
+
     /** @return the sequence of the input whose apply failed, or -1. */
     public long sequence()
     {
