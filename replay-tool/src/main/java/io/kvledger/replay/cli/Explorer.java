@@ -136,7 +136,7 @@ final class Explorer
             .maxRequests(maxRequests).maxRequestPages(requestPages).prefetchPolicy(policy)
             .prefetchTimeoutNs(timeoutNs).prefetchTimeoutPerKiNs(timeoutNs / 4)
             .maxStagedDefers(pick(r, new int[]{1, 2, 4, 32})).prefetchThresholdPages(r.nextInt(3))
-            .maxOps(pick(r, new int[]{16, 32, 256})).seed(seed).faultMask(faultMask);
+            .maxOps(pick(r, new int[]{16, 32, 256})).seed(seed).faultMask(faultMask).admissionRules(rules(seed));
         c.engine = b.build();
 
         final WorkloadOptions w = c.workload;
@@ -186,7 +186,7 @@ final class Explorer
         }
         c.summary = String.format(Locale.ROOT, "%s/%d n=%d p=%d kv=%d mamba=%d host=%d/%d req=%d x%d track=%d %s " +
             "tok=%d+%d ret=%.2f/%.2f/%.2f abort=%.2f/%.2f/%.2f/%.2f fail=%.2f/%.2f/%.2f/%.2f slow=%.2f " +
-            "burst=%dms tick=%.2f",
+            "burst=%dms tick=%.2f rules=%d",
             w.kind.cliName(), w.prefixes, w.requests, c.engine.pageSize(), c.engine.deviceKvPages(),
             c.engine.deviceMambaSlots(), c.engine.hostKvPages(), c.engine.hostMambaSlots(), c.engine.maxRequests(),
             c.engine.maxRequestPages(), c.engine.trackingSlots(),
@@ -194,8 +194,19 @@ final class Explorer
             w.extendTokens, w.retractQueuedRate, w.retractLaunchedRate, w.retractReadyRate, w.abortWaitingRate,
             w.abortQueuedRate, w.abortLaunchedRate, w.abortRunningRate, c.failureRates[OpKind.LOAD.ordinal()],
             c.failureRates[OpKind.FETCH.ordinal()], c.failureRates[OpKind.BACKUP.ordinal()],
-            c.failureRates[OpKind.STORE.ordinal()], c.slowRate, c.burstNs / 1_000_000, w.tickRate);
+            c.failureRates[OpKind.STORE.ordinal()], c.slowRate, c.burstNs / 1_000_000, w.tickRate,
+            c.engine.admissionRules());
         return c;
+    }
+
+    /**
+     * The admission rules a seed runs under: the newest for even seeds, the version before for odd ones. Journals
+     * written under the previous rules still replay under them, so their code paths are still explored; the choice
+     * draws nothing from the seed's random stream, so every other setting of a seed is the same under either.
+     */
+    static int rules(final long seed)
+    {
+        return (seed & 1) == 0 ? JournalHeader.LATEST_ADMISSION_RULES : JournalHeader.LATEST_ADMISSION_RULES - 1;
     }
 
     /**
