@@ -43,7 +43,8 @@ public final class InvariantCoverage
         row(Invariant.I2, Level.CHECKER, "end of document: every touched live node owns exactly its page count in " +
             "device KV slots, a dead node none");
         row(Invariant.I3, Level.CHECKER, "end of document: an ADMITTED prefix of N pages is a FULL lock of the " +
-            "request on a live node N pages deep whose ancestors are all live and sum to N pages");
+            "request on a live node N pages deep whose ancestors are all live and sum to N pages, none of whose KV " +
+            "pages another request's queued or launched load is still writing");
         row(Invariant.I4, Level.PARTIAL, "end of document: a node that lost its FULL data owns no Mamba slot; 'never " +
             "returned as last_device_node' is covered by I3 only for admissions");
         row(Invariant.I5, Level.CHECKER, "shadow tree: lock receipts (no negative count, no double or foreign " +
