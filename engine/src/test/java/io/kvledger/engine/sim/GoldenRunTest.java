@@ -7,6 +7,8 @@ import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.codec.PrefetchPolicy;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -125,30 +127,20 @@ class GoldenRunTest
         digest.update(text.toString().getBytes(StandardCharsets.UTF_8));
     }
 
-    @Test
-    void shouldReproduceTheRulesOneRunsOfEveryOlderJournal() throws IOException, NoSuchAlgorithmException
+    /** The runs of each older rules version, pinned: journals written under it replay exactly as written. */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void shouldReproduceTheRunsOfEveryOlderRulesVersion(final int rules) throws IOException, NoSuchAlgorithmException
     {
         final List<String> actual = new ArrayList<>();
-        for (final Case c : cases(1))
+        for (final Case c : cases(rules))
         {
             actual.add(run(c));
         }
-        assertEquals(String.join("\n", Files.readAllLines(GOLDEN_RULES_1, StandardCharsets.UTF_8)),
-            String.join("\n", actual), "the rules-1 runs changed: journals written before rules 2 would no longer " +
-            "replay as written");
-    }
-
-    @Test
-    void shouldReproduceTheRulesTwoRunsOfJournalsBeforeRulesThree() throws IOException, NoSuchAlgorithmException
-    {
-        final List<String> actual = new ArrayList<>();
-        for (final Case c : cases(2))
-        {
-            actual.add(run(c));
-        }
-        assertEquals(String.join("\n", Files.readAllLines(GOLDEN_RULES_2, StandardCharsets.UTF_8)),
-            String.join("\n", actual), "the rules-2 runs changed: journals written before rules 3 would no longer " +
-            "replay as written");
+        final Path golden = 1 == rules ? GOLDEN_RULES_1 : GOLDEN_RULES_2;
+        assertEquals(String.join("\n", Files.readAllLines(golden, StandardCharsets.UTF_8)),
+            String.join("\n", actual), "the rules-" + rules + " runs changed: journals written before rules " +
+            (rules + 1) + " would no longer replay as written");
     }
 
     @Test
