@@ -625,6 +625,11 @@ class MambaDomainPropertyTest
                 assertTrue(deferredAt < 0 && waitedAt < 0,
                     where + ": refused after RESERVED (something failed for want of a slot, I18)");
             }
+            if (droppedAt >= 0 && d.engine.holdPagesOf(r) == 0)
+            {
+                assertTrue(d.engine.deferCountOf(r) == 0, where + ": hold dropped (" + e.reason(droppedAt) +
+                    "), defer count " + d.engine.deferCountOf(r) + " kept (bb-mamba2 finding 1)");
+            }
             if (result == ResultCode.OK)
             {
                 admitted++;
