@@ -685,6 +685,45 @@ class DomainAcceptanceTest
         assertEquals(RequestState.WAITING, d.engine.requestState(1));
     }
 
+    /**
+     * bb-mamba2 finding 1: the defer count belongs to the staged hold (SGLang's {@code release_staged_hold} pops
+     * {@code _staged_admission_defers} with the hold; the domain resets it at the load and drops the hold at the
+     * limit). A hold dropped for another reason (here the device came to cover it) took the count along only under
+     * rules 3; under rules 2 the request kept reporting the old count after a compute-only admission.
+     */
+    @Test
+    void shouldResetTheDeferCountWhenTheHoldIsDroppedForAnotherReason()
+    {
+        for (final int rules : new int[]{2, 3})
+        {
+            final Driver d = new Driver(base().admissionRules(rules).build(), true);
+            d.staged(1, 11, 4);
+            exhaustMamba(d, 5);
+            for (int i = 1; i <= 3; i++)
+            {
+                d.passBegin();
+                assertEquals(ResultCode.NOT_ADMITTED, d.admit(1));
+                assertEquals(Reason.MAMBA_SLOTS, d.reasonOf(EffectType.DEFERRED));
+                d.passEnd();
+            }
+            assertEquals(3, d.engine.deferCountOf(1));
+            for (int r = 100; r < 105; r++)
+            {
+                assertEquals(ResultCode.OK, d.abort(r));
+            }
+            // Another request computes the same four pages and leaves their checkpoint on the device.
+            d.cold(2, 11, 4);
+            admitCold(d, 2);
+            assertEquals(ResultCode.OK, d.finish(2, 4, 0, 0, 0));
+            d.passBegin();
+            assertEquals(ResultCode.OK, d.admit(1));
+            assertEquals(Reason.DEVICE_COVERED, d.reasonOf(EffectType.HOLD_DROPPED));
+            d.passEnd();
+            assertEquals(RequestState.ADMITTED, d.engine.requestState(1));
+            assertEquals(rules >= 3 ? 0 : 3, d.engine.deferCountOf(1), "rules " + rules);
+        }
+    }
+
     @Test
     void shouldNotCountTokenBudgetWaitsAsDefers()
     {

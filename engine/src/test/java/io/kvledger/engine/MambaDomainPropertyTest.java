@@ -7,6 +7,7 @@ import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
+import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
@@ -37,6 +38,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the node slot N; once RESERVED, nothing fails for want of a slot;</li>
  * <li>the Mamba gate refuses only when free slots fall short, a staged request is DEFERRED (counted, +1 each time,
  * dropped at the limit), any other request only waits, and a budget wait neither counts nor touches the hold;</li>
+ * <li>a Mamba gate refusal leaves free plus evictable slots short of the need, recounted from the domain's definition
+ * of evictable rather than the engine's LRU walk (rules 3; bb-mamba2 finding 2);</li>
  * <li>I13 / I7: no slot an in-flight op reads or writes is free or another request's; a load's node and a copy's
  * checkpoint stay locked by the op;</li>
  * <li>I17: every Mamba slot handed out is reset in the same input;</li>
@@ -622,6 +625,11 @@ class MambaDomainPropertyTest
                 assertTrue(deferredAt < 0 && waitedAt < 0,
                     where + ": refused after RESERVED (something failed for want of a slot, I18)");
             }
+            if (droppedAt >= 0 && d.engine.holdPagesOf(r) == 0)
+            {
+                assertTrue(d.engine.deferCountOf(r) == 0, where + ": hold dropped (" + e.reason(droppedAt) +
+                    "), defer count " + d.engine.deferCountOf(r) + " kept (bb-mamba2 finding 1)");
+            }
             if (result == ResultCode.OK)
             {
                 admitted++;
@@ -668,6 +676,7 @@ class MambaDomainPropertyTest
                     mambaRefusals++;
                     assertTrue(freeBefore < 1 + config.trackingSlots() + 1,
                         where + ": Mamba gate deferred with " + freeBefore + " free slots");
+                    checkRecount(r, e, deferredAt, 1 + config.trackingSlots() + 1, where);
                 }
                 final boolean dropped = hasReason(e, EffectType.HOLD_DROPPED, Reason.DEFER_LIMIT);
                 assertTrue(dropped == (defersBefore + 1 >= config.maxStagedDefers()),
@@ -689,6 +698,7 @@ class MambaDomainPropertyTest
                     assertTrue(!hold, where + ": a staged request waited at the Mamba gate instead of a defer");
                     assertTrue(freeBefore < 1 + config.trackingSlots(),
                         where + ": Mamba gate refused with " + freeBefore + " free slots");
+                    checkRecount(r, e, waitedAt, 1 + config.trackingSlots(), where);
                 }
                 if ((reason == Reason.TOKEN_BUDGET || reason == Reason.INPUT_BUDGET ||
                     reason == Reason.CHUNK_BUDGET || reason == Reason.RUNNING_LIMIT) && hold && droppedAt < 0)
@@ -697,6 +707,60 @@ class MambaDomainPropertyTest
                         where + ": a " + reason + " wait counted or touched the hold");
                 }
             }
+        }
+
+        /**
+         * A Mamba gate refusal, recounted independently of the engine's LRU walk: free slots plus the states the
+         * domain calls evictable at the gate (a state on a node with MAMBA lock 0 and no in-flight op on that node,
+         * not loading; an inner node loses its state, a leaf is deleted whole and so needs FULL lock 0), under the
+         * locks the gate saw (the admission's own pins and whatever its refusal released after the gate). Inner
+         * states are dropped before any leaf is deleted, so the count does not depend on the order of the LRU.
+         */
+        private void checkRecount(final long r, final EffectList e, final int gateAt, final int need,
+            final String where)
+        {
+            final RadixTree tree = d.engine.tree();
+            final OpTable ops = d.engine.ops();
+            final boolean[] opOnNode = new boolean[tree.maxNodes()];
+            for (int o = 0; o < config.maxOps(); o++)
+            {
+                if ((ops.kind[o] == OpKind.LOAD || ops.kind[o] == OpKind.BACKUP) && ops.node[o] >= 0 &&
+                    (ops.state[o] == OpTable.QUEUED || ops.state[o] == OpTable.LAUNCHED))
+                {
+                    opOnNode[ops.node[o]] = true;
+                }
+            }
+            // Locks released by the refusal itself (the pins, a dropped hold's prefix pin) were held at the gate.
+            final boolean[] fullHeld = new boolean[tree.maxNodes()];
+            final boolean[] mambaHeld = new boolean[tree.maxNodes()];
+            for (int i = gateAt + 1; i < e.size(); i++)
+            {
+                if (e.type(i) == EffectType.UNLOCKED)
+                {
+                    (e.component(i) == Component.FULL ? fullHeld : mambaHeld)[(int)e.id(i)] = true;
+                }
+            }
+            int evictable = 0;
+            final StringBuilder diag = new StringBuilder();
+            for (int n = 1; n < tree.maxNodes(); n++)
+            {
+                if (!tree.live(n) || tree.mambaSlot(n) < 0 || tree.mambaLocks(n) > 0 || mambaHeld[n] ||
+                    tree.loadingOp(n) != RadixTree.NO_OP || opOnNode[n])
+                {
+                    continue;
+                }
+                if (tree.childCount(n) > 0 || (tree.fullLocks(n) == 0 && !fullHeld[n]))
+                {
+                    evictable++;
+                    diag.append(" node ").append(n).append("(children ").append(tree.childCount(n))
+                        .append(", FULL locks ").append(tree.fullLocks(n)).append(", op ").append(tree.opLocks(n))
+                        .append(')');
+                }
+            }
+            final int free = d.engine.pool(Pool.DEVICE_MAMBA).freeCount();
+            assertTrue(free + evictable < need, where + ": Mamba gate refused " + need + " slots with " + free +
+                " free and " + evictable + " evictable (domain recount:" + diag + "); the engine counts " +
+                tree.evictableMambaSlots());
         }
 
         /**

@@ -75,6 +75,12 @@ public final class RadixTree
     private final int[] opLocks;
     private final int[] mambaLocks;
     private final int[] mambaOpLocks;
+    /** FULL locks held by operations whose target is this node itself (not a descendant). */
+    private final int[] ownOpLocks;
+    /** Rules 3: Mamba eviction and its count take every state the domain calls evictable ({@link #exactMamba}). */
+    private boolean exactMamba;
+    /** Parents whose children one {@link #evictMamba} pass deleted (their {@link #deletedChildren} to clear). */
+    private final int[] passParents;
     private final int[] mambaSlot;
     private final long[] lastAccess;
     private final long[] mambaAccess;
@@ -147,6 +153,7 @@ public final class RadixTree
         opLocks = new int[maxNodes];
         mambaLocks = new int[maxNodes];
         mambaOpLocks = new int[maxNodes];
+        ownOpLocks = new int[maxNodes];
         mambaSlot = new int[maxNodes];
         lastAccess = new long[maxNodes];
         mambaAccess = new long[maxNodes];
@@ -185,6 +192,7 @@ public final class RadixTree
         receipts = new LockReceipts(maxReceipts);
         blockedInSubtree = new int[maxNodes];
         deletedChildren = new int[maxNodes];
+        passParents = new int[maxNodes];
         verifier = new TreeVerifier(this, maxNodes, pages);
     }
 
@@ -741,6 +749,7 @@ public final class RadixTree
         childCount[node] = 0;
         fullLocks[node] = 0;
         opLocks[node] = 0;
+        ownOpLocks[node] = 0;
         mambaLocks[node] = 0;
         mambaOpLocks[node] = 0;
         mambaSlot[node] = NO_SLOT;
@@ -879,6 +888,10 @@ public final class RadixTree
     {
         if (FULL_CODE == component)
         {
+            if (op && ROOT != node && NO_NODE != node)
+            {
+                ownOpLocks[node] += delta;
+            }
             final boolean counted = live[node];
             int carried = 0;
             int n = node;
@@ -1076,7 +1089,8 @@ public final class RadixTree
     /**
      * Drop least-recently-used Mamba states (MAMBA lock 0, no op lock, not loading) until {@code slots} slots
      * were freed or no candidate is left. An inner node loses only its state (EVICTED(MAMBA)); a leaf victim is
-     * deleted whole (EVICTED(FULL), needs FULL lock 0), otherwise it is skipped. One pass over the Mamba LRU:
+     * deleted whole (EVICTED(FULL), needs FULL lock 0), otherwise it is skipped (under rules 3 not when the pass
+     * deleted its children: it then loses only its state; see {@link #exactMamba}). One pass over the Mamba LRU:
      * O(nodes) worst case per call (and so per victim).
      *
      * @param slots         Mamba slots wanted.
@@ -1086,34 +1100,67 @@ public final class RadixTree
     public int evictMamba(final int slots, final boolean ignoreOpLocks)
     {
         int freed = 0;
+        int marked = 0;
         int node = mambaLru.head();
         while (NIL != node && freed < slots)
         {
             final int next = mambaLru.next(node);
             if (mambaCandidate(node, ignoreOpLocks))
             {
-                if (childCount[node] > 0)
+                final boolean locked = effectiveFullLocks(node, ignoreOpLocks) > 0;
+                if (childCount[node] > 0 || (exactMamba && locked && deletedChildren[node] > 0))
                 {
                     effects.evicted(node, Component.MAMBA);
                     dropMamba(node);
                     freed++;
                 }
-                else if (effectiveFullLocks(node, ignoreOpLocks) <= 0)
+                else if (!locked)
                 {
+                    final int p = parent[node];
                     effects.evicted(node, Component.FULL);
                     deleteNode(node);
                     freed++;
+                    if (exactMamba && deletedChildren[p]++ == 0)
+                    {
+                        passParents[marked++] = p;
+                    }
                 }
             }
             node = next;
         }
+        for (int i = 0; i < marked; i++)
+        {
+            deletedChildren[passParents[i]] = 0;
+        }
         return freed;
     }
 
+    /**
+     * A Mamba state that eviction may drop: not loading, MAMBA lock 0, and no operation holding the node. Under
+     * rules 1 and 2 an operation on any descendant (its FULL lock is path-wide) kept the state too; under rules 3
+     * only one on the node itself does (a backup reads the node's state, a load may publish into it), since dropping
+     * an inner node's state keeps the node and its pages, which is all a descendant's operation needs.
+     */
     private boolean mambaCandidate(final int node, final boolean ignoreOpLocks)
     {
         return NO_OP == loadingOp[node] && effectiveMambaLocks(node, ignoreOpLocks) <= 0 &&
-            (ignoreOpLocks || opLocks[node] <= 0);
+            (ignoreOpLocks || (exactMamba ? ownOpLocks[node] : opLocks[node]) <= 0);
+    }
+
+    /**
+     * Rules 3: Mamba eviction (and the count the admission gate asks for) takes every state the domain calls
+     * evictable, whatever the order of the Mamba LRU: (1) an operation's FULL lock keeps only the state of its own
+     * node, not those of the node's ancestors, which it neither reads nor writes; (2) a node that had children when
+     * the pass began keeps its state droppable (dropped, the node kept) when the pass deleted those children before
+     * reaching it and a lock keeps the node itself. Under rules 1 and 2 a descendant's operation kept the state, and
+     * such a node was skipped, so the gate could refuse while enough states were evictable. Set once, before any
+     * input.
+     *
+     * @param on true under admission rules 3 and later.
+     */
+    public void exactMamba(final boolean on)
+    {
+        exactMamba = on;
     }
 
     private int effectiveFullLocks(final int node, final boolean ignoreOpLocks)
@@ -1245,7 +1292,7 @@ public final class RadixTree
     /**
      * Mamba slots that {@link #evictMamba} could free now: it simulates one pass over the Mamba LRU (nodes with
      * a state, MAMBA lock 0, op lock 0, not loading, and either with children or FULL lock 0, counting children
-     * deleted earlier in the pass). O(Mamba nodes) per call.
+     * deleted earlier in the pass; rules 3 as {@link #exactMamba} says). O(Mamba nodes) per call.
      *
      * @return Mamba slots that {@link #evictMamba} could free now.
      */
@@ -1283,6 +1330,11 @@ public final class RadixTree
                 {
                     total++;
                     deletedChildren[parent[node]]++;
+                }
+                else if (exactMamba && childCount[node] > 0)
+                {
+                    // Its children went earlier in the pass; its state is dropped, the locked node kept.
+                    total++;
                 }
             }
             node = mambaLru.next(node);
@@ -1388,6 +1440,12 @@ public final class RadixTree
     public int opLocks(final int node)
     {
         return opLocks[node];
+    }
+
+    /** @param node node. @return FULL locks held by operations on this node itself (not on a descendant). */
+    public int ownOpLocks(final int node)
+    {
+        return ownOpLocks[node];
     }
 
     /** @param node node. @return the part of its MAMBA lock count held by operations. */

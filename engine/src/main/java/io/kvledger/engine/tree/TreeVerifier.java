@@ -404,8 +404,10 @@ final class TreeVerifier
         final int[] op = scratchC;
         final int[] mamba = scratchD;
         final int[] mambaOp = scratchE;
+        final int[] ownOp = scratchB;
         for (int node = 0; node < maxNodes; node++)
         {
+            ownOp[node] = 0;
             full[node] = 0;
             op[node] = 0;
             mamba[node] = 0;
@@ -436,6 +438,7 @@ final class TreeVerifier
                 {
                     full[node]++;
                     op[node] += isOp ? 1 : 0;
+                    ownOp[node] += isOp ? 1 : 0;
                 }
             }
             else
@@ -458,6 +461,10 @@ final class TreeVerifier
             {
                 fail("I5", node, "FULL locks " + tree.fullLocks(node) + " (op " + tree.opLocks(node) +
                     ") but receipts give " + full[node] + " (op " + op[node] + ")");
+            }
+            if (ownOp[node] != tree.ownOpLocks(node))
+            {
+                fail("I5", node, "own op locks " + tree.ownOpLocks(node) + " but receipts give " + ownOp[node]);
             }
             if (mamba[node] != tree.mambaLocks(node) || mambaOp[node] != tree.mambaOpLocks(node))
             {

@@ -443,6 +443,69 @@ class RadixTreeTest
         assertTrue(e.getMessage().startsWith("I5"), e.getMessage());
     }
 
+    /**
+     * bb-mamba2 finding 2, first case: an operation on a leaf (a backup, a load) holds a FULL lock that is
+     * path-wide, but it neither reads nor writes the Mamba state of the leaf's parent, which the domain calls
+     * evictable (MAMBA lock 0, no op on that node). Rules 2 counted and evicted nothing; rules 3 drop the parent's
+     * state and keep the node.
+     */
+    @Test
+    void shouldEvictAnInnerStateWhoseDescendantAnOpHolds()
+    {
+        for (final boolean rules3 : new boolean[]{false, true})
+        {
+            final TreeFixture g = new TreeFixture(64, 8, 16, 16);
+            g.tree.exactMamba(rules3);
+            final int inner = g.node(1, 1, 2);
+            final int leaf = g.node(2, 1, 2, 3);
+            final int slot = g.mambaPool.allocate(SlotState.REQUEST, 1);
+            assertEquals(ResultCode.OK, g.tree.attachMamba(inner, slot));
+            final long opReceipt = g.tree.lock(leaf, Component.FULL, SlotState.OP, 7);
+            assertEquals(rules3 ? 1 : 0, g.tree.evictableMambaSlots());
+            assertEquals(rules3, g.tree.evictableMambaSlotsAtLeast(1));
+            assertEquals(rules3 ? 1 : 0, g.tree.evictMamba(1, false));
+            assertTrue(g.tree.live(inner) && g.tree.live(leaf));
+            assertEquals(rules3 ? RadixTree.NO_SLOT : slot, g.tree.mambaSlot(inner));
+            g.verify();
+            assertEquals(ResultCode.OK, g.tree.unlock(opReceipt));
+            g.verify();
+        }
+    }
+
+    /**
+     * bb-mamba2 finding 2, second case: the one LRU pass deletes an unlocked leaf first, which leaves its locked
+     * parent a leaf, and a locked leaf is skipped, so its state (MAMBA lock 0: a request's lock is FULL only) was
+     * neither counted nor evicted, although dropping it before the leaf frees both. Rules 3 count and free both.
+     */
+    @Test
+    void shouldEvictTheStateOfALockedParentWhoseChildThePassDeleted()
+    {
+        for (final boolean rules3 : new boolean[]{false, true})
+        {
+            final TreeFixture g = new TreeFixture(64, 8, 16, 16);
+            g.tree.exactMamba(rules3);
+            final int parent = g.node(1, 1, 2);
+            final int leaf = g.node(2, 1, 2, 3);
+            final int slotParent = g.mambaPool.allocate(SlotState.REQUEST, 1);
+            final int slotLeaf = g.mambaPool.allocate(SlotState.REQUEST, 1);
+            assertEquals(ResultCode.OK, g.tree.attachMamba(parent, slotParent));
+            assertEquals(ResultCode.OK, g.tree.attachMamba(leaf, slotLeaf));
+            final long receipt = g.tree.lock(parent, Component.FULL, SlotState.REQUEST, 1);
+            g.tree.touch(parent, 5);
+            assertEquals(rules3 ? 2 : 1, g.tree.evictableMambaSlots());
+            assertEquals(rules3, g.tree.evictableMambaSlotsAtLeast(2));
+            assertEquals(rules3 ? 2 : 1, g.tree.evictMamba(2, false));
+            assertTrue(!g.tree.live(leaf) && g.tree.live(parent));
+            assertEquals(rules3 ? RadixTree.NO_SLOT : slotParent, g.tree.mambaSlot(parent));
+            g.verify();
+            // A leaf that was locked from the start is still skipped: its eviction would delete it.
+            assertEquals(rules3 ? 0 : 1, g.mambaPool.capacity() - g.mambaPool.freeCount());
+            assertEquals(0, g.tree.evictMamba(1, false));
+            assertEquals(ResultCode.OK, g.tree.unlock(receipt));
+            g.verify();
+        }
+    }
+
     @Test
     void shouldRefuseASecondMambaStateOnANode()
     {
