@@ -315,7 +315,8 @@ public final class JournalHeader
      * @return the version of the admission rules the journal was written under: 1 for every journal of schema
      * version 3 or older (the field did not exist), 2 since the token and input gates follow SGLang's
      * {@code add_one_req}, 3 since a checkpoint a chunk kept back is placed by a later chunk or the finish at the
-     * same depth ({@code EngineConfig#admissionRules}).
+     * same depth, the Mamba gate counts and evicts every state the domain calls evictable, and a dropped hold resets
+     * the defer count ({@code EngineConfig#admissionRules}).
      */
     public int admissionRules()
     {
