@@ -456,7 +456,7 @@ public final class JournalReader implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            return corrupt("cannot inspect the end of " + lastFileName + ": " + ex);
+            return corrupt("cannot inspect the end of " + lastFileName + ": " + ioReason(ex));
         }
 
         for (final String name : queueFileNames())
@@ -830,6 +830,11 @@ public final class JournalReader implements AutoCloseable
         {
             return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "not a directory: " + directory);
         }
+        if (!Files.isReadable(directory) || !Files.isExecutable(directory))
+        {
+            // Listing would fail, or list names whose files cannot be looked at (not counted as queue files).
+            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "cannot read " + directory + ": permission denied");
+        }
 
         int otherFiles = 0;
         final List<String> queueFiles = new ArrayList<>();
@@ -851,7 +856,8 @@ public final class JournalReader implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "cannot list " + directory + ": " + ex);
+            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "cannot list " + directory + ": " +
+                (ex instanceof IOException io ? ioReason(io) : String.valueOf(ex.getMessage())));
         }
 
         if (queueFiles.isEmpty())
@@ -915,7 +921,7 @@ public final class JournalReader implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            return refusedAt(METADATA_FILE, "cannot read " + METADATA_FILE + ": " + ex);
+            return refusedAt(METADATA_FILE, "cannot read " + METADATA_FILE + ": " + ioReason(ex));
         }
     }
 
@@ -939,7 +945,7 @@ public final class JournalReader implements AutoCloseable
             }
             catch (final IOException ex)
             {
-                return refusedAt(name, "cannot read queue file " + name + ": " + ex);
+                return refusedAt(name, "cannot read queue file " + name + ": " + ioReason(ex));
             }
         }
         return null;
@@ -985,6 +991,30 @@ public final class JournalReader implements AutoCloseable
             hex.append(String.format("%02x", start.get(i) & 0xFF));
         }
         return "it starts with 0x" + hex + ", not Chronicle's header document (overwritten or another format)";
+    }
+
+    /**
+     * Why a file could not be read, in the operating system's words and without an exception's class name (the
+     * commands print it as their one-line error): "permission denied", "no such file", else the exception's message.
+     *
+     * @param ex the failure.
+     * @return one line.
+     */
+    static String ioReason(final IOException ex)
+    {
+        if (ex instanceof java.nio.file.AccessDeniedException)
+        {
+            return "permission denied";
+        }
+        if (ex instanceof java.nio.file.NoSuchFileException)
+        {
+            return "no such file";
+        }
+        if (ex instanceof java.nio.file.FileSystemException fs && null != fs.getReason())
+        {
+            return fs.getReason();
+        }
+        return null == ex.getMessage() || ex.getMessage().isBlank() ? "I/O error" : ex.getMessage();
     }
 
     private static ReadOutcome refusedAt(final String file, final String message)

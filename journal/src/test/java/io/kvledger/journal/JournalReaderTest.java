@@ -71,6 +71,45 @@ class JournalReaderTest
         assertTrue(outcome.message().contains("no Chronicle queue file"), outcome.message());
     }
 
+    /**
+     * An unreadable file or directory is named with the operating system's reason, not an exception class: the
+     * commands print the message as their one-line error ("cannot read queue file X:
+     * java.nio.file.AccessDeniedException: X" before). As root permissions are not enforced, so the files are
+     * made unreadable only where that holds; the reasons themselves are checked everywhere.
+     */
+    @Test
+    void shouldSayPermissionDeniedWithoutAnExceptionName() throws IOException
+    {
+        assertEquals("permission denied", JournalReader.ioReason(new java.nio.file.AccessDeniedException("/j/x")));
+        assertEquals("no such file", JournalReader.ioReason(new java.nio.file.NoSuchFileException("/j/x")));
+        assertEquals("Input/output error", JournalReader.ioReason(
+            new java.nio.file.FileSystemException("/j/x", null, "Input/output error")));
+        assertEquals("I/O error", JournalReader.ioReason(new IOException()));
+
+        final Path dir = tempDir.resolve("unreadable");
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            raw.write(frame, RawJournal.headerFrame(frame));
+        }
+        final Path queueFile;
+        try (var files = Files.list(dir))
+        {
+            queueFile = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        final var noAccess = java.nio.file.attribute.PosixFilePermissions.fromString("---------");
+        Files.setPosixFilePermissions(queueFile, noAccess);
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isReadable(queueFile), "permissions are not enforced");
+
+        final ReadOutcome file = JournalReader.open(dir).read(new Recorder());
+        assertEquals("cannot read queue file " + queueFile.getFileName() + ": permission denied", file.message());
+
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        final ReadOutcome directory = JournalReader.open(dir).read(new Recorder());
+        assertEquals(ReadStatus.NOT_A_JOURNAL, directory.status());
+        assertEquals("cannot read " + dir + ": permission denied", directory.message());
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
+
     @Test
     void shouldRefuseNewerSchemaVersion()
     {
