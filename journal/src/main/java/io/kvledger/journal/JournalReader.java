@@ -176,11 +176,23 @@ public final class JournalReader implements AutoCloseable
         ExcerptTailer tailer = null;
         try
         {
-            queue = SingleChronicleQueueBuilder.binary(directory)
-                .readOnly(true)
-                .rollCycle(JournalWriter.ROLL_CYCLE)
-                .timeoutMS(CHRONICLE_TIMEOUT_MS)
-                .build();
+            try
+            {
+                queue = SingleChronicleQueueBuilder.binary(directory)
+                    .readOnly(true)
+                    .rollCycle(JournalWriter.ROLL_CYCLE)
+                    .timeoutMS(CHRONICLE_TIMEOUT_MS)
+                    .build();
+            }
+            catch (final RuntimeException | InternalError ex)
+            {
+                // Building the queue reads only metadata.cq4t (its table store); the queue files are opened by the
+                // tailer. Chronicle retries a table store it cannot decode as if another process held its lock,
+                // for chronicle.table.store.timeoutMS, then fails.
+                return refusedAt(METADATA_FILE, METADATA_FILE + " is damaged: Chronicle Queue cannot decode its " +
+                    "metadata (" + (isMappedPageFault(ex) ? "the file ends early" : "overwritten or cut short") +
+                    ")");
+            }
             tailer = queue.createTailer();
             startCycle = queue.lastCycle();
             startWritePosition = writePosition(queue, startCycle);

@@ -514,6 +514,24 @@ class JournalReaderTest
         assertMetadataRefused(foreign, "metadata.cq4t is not Chronicle queue metadata: it starts with 0x6e6f74");
     }
 
+    /**
+     * A metadata file whose header document is damaged but still tagged "header" passes the check before Chronicle
+     * and fails in Chronicle's table store, which retries it as if locked (chronicle.table.store.timeoutMS, 10 s by
+     * default) before failing: the error names metadata.cq4t. It used to blame the queue file ("the queue file
+     * ...cq4 is damaged before the first document").
+     */
+    @Test
+    void shouldNameTheMetadataFileWhenChronicleCannotDecodeIt() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("damaged-metadata"), 5);
+        final Path metadata = dir.resolve("metadata.cq4t");
+        final byte[] bytes = Files.readAllBytes(metadata);
+        bytes[4] ^= 0x10;
+        Files.write(metadata, bytes);
+
+        assertMetadataRefused(dir, "metadata.cq4t is damaged: Chronicle Queue cannot decode its metadata");
+    }
+
     @Test
     void shouldRefuseAQueueFileWithoutChronicleHeader() throws IOException
     {
