@@ -618,7 +618,10 @@ public final class JournalReader implements AutoCloseable
             final long next = align(at + CHRONICLE_HEADER_LENGTH + length);
             if (0 != (word & NOT_COMPLETE))
             {
-                if (0 == length)
+                // A length no journal document has, or one past the end of the file, is not what a writer that
+                // stopped leaves (a damaged word): judge by the journal frame itself, as for an unset header, so
+                // complete documents after it are not taken for a torn tail.
+                if (0 == length || length > JournalFrame.MAX_FRAME_LENGTH || next > fileLength)
                 {
                     final ReadOutcome unknownLength = classifyUnset(channel, at, fileLength, word);
                     return null != unknownLength ? unknownLength : endOutcome(ReadStatus.TORN_TAIL, "; document " +

@@ -532,6 +532,41 @@ class JournalReaderTest
         assertMetadataRefused(dir, "metadata.cq4t is damaged: Chronicle Queue cannot decode its metadata");
     }
 
+    /**
+     * One byte set to 0xFF in the Chronicle header word of a document in the middle marks it "not complete" with a
+     * length past the end of the file. It was read as a torn tail: the documents before it read as the whole journal
+     * (exit 0, "clean", one warning line) and the complete documents after it were dropped. Complete frames after an
+     * unfinished document mean damage, not a writer that stopped.
+     */
+    @Test
+    void shouldRefuseAnIncompleteMarkInTheMiddleOfTheJournal() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("marked-incomplete"), 10);
+        final Path queue = JournalTestData.queueFiles(dir).get(0);
+        final byte[] bytes = Files.readAllBytes(queue);
+        int frames = 0;
+        int word = -1;
+        for (int i = 8; i + 4 <= bytes.length && word < 0; i += 4)
+        {
+            if (bytes[i] == 0x47 && bytes[i + 1] == 0x4C && bytes[i + 2] == 0x56 && bytes[i + 3] == 0x4B &&
+                frames++ == 5)
+            {
+                word = i - 8 - 4;
+            }
+        }
+        try (RandomAccessFile file = new RandomAccessFile(queue.toFile(), "rw"))
+        {
+            file.seek(word + 3);
+            file.write(0xFF);
+        }
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+
+        assertEquals(ReadStatus.CORRUPT, outcome.status(), outcome.message());
+        assertEquals(4, recorder.sequences.size(), outcome.message());
+    }
+
     @Test
     void shouldRefuseAQueueFileWithoutChronicleHeader() throws IOException
     {
