@@ -67,6 +67,9 @@ class JournalFuzzTest
         {
             mutations.add(new JournalFuzzer.Mutation(queueFile, offset, damages[(int)(offset % 3)]));
         }
+        // The high byte of a middle document's Chronicle header set to 0xFF: "not complete", a length past the end.
+        mutations.add(new JournalFuzzer.Mutation(queueFile, frames.get(frames.size() / 2) - 1,
+            JournalFuzzer.Damage.ONES));
         final SplittableRandom random = new SplittableRandom(8);
         for (int i = 0; i < 10; i++)
         {

@@ -328,7 +328,8 @@ final class JournalFuzzer
             }
             else if (errLines.length == 1 && errLines[0].startsWith("warning: "))
             {
-                kind = "ok-0-warn";
+                // A torn tail is what a writer that stopped leaves: damage with complete documents after it is not.
+                kind = damagedBeforeLastDocument(mutation) ? "TORN-MID" : "ok-0-warn";
             }
             else
             {
@@ -348,6 +349,18 @@ final class JournalFuzzer
         {
             record(new Finding(mutation, line, kind, run.exitCode(), run.out(), run.err()));
         }
+    }
+
+    /** Whether the damage (not a cut) lies before the last document's Chronicle header, complete ones after it. */
+    private boolean damagedBeforeLastDocument(final Mutation mutation)
+    {
+        if (mutation.damage() == Damage.TRUNCATE || !mutation.file().endsWith(".cq4") ||
+            !files.containsKey(mutation.file()))
+        {
+            return false;
+        }
+        final List<Long> frames = frameStarts(mutation.file());
+        return !frames.isEmpty() && mutation.offset() < frames.get(frames.size() - 1) - 4;
     }
 
     private void record(final Finding finding)
@@ -629,7 +642,7 @@ final class JournalFuzzer
         final String onlyFile = System.getProperty("fuzz.file");
         if (null != onlyFile)
         {
-            mutations.removeIf(m -> !m.file().equals(onlyFile));
+            mutations.removeIf(m -> !m.file().endsWith(onlyFile));
         }
         System.out.println("fuzzing " + journal + ": " + mutations.size() + " mutations, files " +
             fuzzer.dataLengths());
