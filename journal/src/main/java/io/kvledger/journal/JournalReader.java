@@ -176,11 +176,23 @@ public final class JournalReader implements AutoCloseable
         ExcerptTailer tailer = null;
         try
         {
-            queue = SingleChronicleQueueBuilder.binary(directory)
-                .readOnly(true)
-                .rollCycle(JournalWriter.ROLL_CYCLE)
-                .timeoutMS(CHRONICLE_TIMEOUT_MS)
-                .build();
+            try
+            {
+                queue = SingleChronicleQueueBuilder.binary(directory)
+                    .readOnly(true)
+                    .rollCycle(JournalWriter.ROLL_CYCLE)
+                    .timeoutMS(CHRONICLE_TIMEOUT_MS)
+                    .build();
+            }
+            catch (final RuntimeException | InternalError ex)
+            {
+                // Building the queue reads only metadata.cq4t (its table store); the queue files are opened by the
+                // tailer. Chronicle retries a table store it cannot decode as if another process held its lock,
+                // for chronicle.table.store.timeoutMS, then fails.
+                return refusedAt(METADATA_FILE, METADATA_FILE + " is damaged: Chronicle Queue cannot decode its " +
+                    "metadata (" + (isMappedPageFault(ex) ? "the file ends early" : "overwritten or cut short") +
+                    ")");
+            }
             tailer = queue.createTailer();
             startCycle = queue.lastCycle();
             startWritePosition = writePosition(queue, startCycle);
@@ -456,7 +468,7 @@ public final class JournalReader implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            return corrupt("cannot inspect the end of " + lastFileName + ": " + ex);
+            return corrupt("cannot inspect the end of " + lastFileName + ": " + ioReason(ex));
         }
 
         for (final String name : queueFileNames())
@@ -606,7 +618,10 @@ public final class JournalReader implements AutoCloseable
             final long next = align(at + CHRONICLE_HEADER_LENGTH + length);
             if (0 != (word & NOT_COMPLETE))
             {
-                if (0 == length)
+                // A length no journal document has, or one past the end of the file, is not what a writer that
+                // stopped leaves (a damaged word): judge by the journal frame itself, as for an unset header, so
+                // complete documents after it are not taken for a torn tail.
+                if (0 == length || length > JournalFrame.MAX_FRAME_LENGTH || next > fileLength)
                 {
                     final ReadOutcome unknownLength = classifyUnset(channel, at, fileLength, word);
                     return null != unknownLength ? unknownLength : endOutcome(ReadStatus.TORN_TAIL, "; document " +
@@ -830,6 +845,11 @@ public final class JournalReader implements AutoCloseable
         {
             return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "not a directory: " + directory);
         }
+        if (!Files.isReadable(directory) || !Files.isExecutable(directory))
+        {
+            // Listing would fail, or list names whose files cannot be looked at (not counted as queue files).
+            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "cannot read " + directory + ": permission denied");
+        }
 
         int otherFiles = 0;
         final List<String> queueFiles = new ArrayList<>();
@@ -851,7 +871,8 @@ public final class JournalReader implements AutoCloseable
         }
         catch (final IOException | RuntimeException ex)
         {
-            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "cannot list " + directory + ": " + ex);
+            return ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, "cannot list " + directory + ": " +
+                (ex instanceof IOException io ? ioReason(io) : String.valueOf(ex.getMessage())));
         }
 
         if (queueFiles.isEmpty())
@@ -915,7 +936,7 @@ public final class JournalReader implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            return refusedAt(METADATA_FILE, "cannot read " + METADATA_FILE + ": " + ex);
+            return refusedAt(METADATA_FILE, "cannot read " + METADATA_FILE + ": " + ioReason(ex));
         }
     }
 
@@ -939,7 +960,7 @@ public final class JournalReader implements AutoCloseable
             }
             catch (final IOException ex)
             {
-                return refusedAt(name, "cannot read queue file " + name + ": " + ex);
+                return refusedAt(name, "cannot read queue file " + name + ": " + ioReason(ex));
             }
         }
         return null;
@@ -985,6 +1006,30 @@ public final class JournalReader implements AutoCloseable
             hex.append(String.format("%02x", start.get(i) & 0xFF));
         }
         return "it starts with 0x" + hex + ", not Chronicle's header document (overwritten or another format)";
+    }
+
+    /**
+     * Why a file could not be read, in the operating system's words and without an exception's class name (the
+     * commands print it as their one-line error): "permission denied", "no such file", else the exception's message.
+     *
+     * @param ex the failure.
+     * @return one line.
+     */
+    static String ioReason(final IOException ex)
+    {
+        if (ex instanceof java.nio.file.AccessDeniedException)
+        {
+            return "permission denied";
+        }
+        if (ex instanceof java.nio.file.NoSuchFileException)
+        {
+            return "no such file";
+        }
+        if (ex instanceof java.nio.file.FileSystemException fs && null != fs.getReason())
+        {
+            return fs.getReason();
+        }
+        return null == ex.getMessage() || ex.getMessage().isBlank() ? "I/O error" : ex.getMessage();
     }
 
     private static ReadOutcome refusedAt(final String file, final String message)

@@ -71,6 +71,45 @@ class JournalReaderTest
         assertTrue(outcome.message().contains("no Chronicle queue file"), outcome.message());
     }
 
+    /**
+     * An unreadable file or directory is named with the operating system's reason, not an exception class: the
+     * commands print the message as their one-line error ("cannot read queue file X:
+     * java.nio.file.AccessDeniedException: X" before). As root permissions are not enforced, so the files are
+     * made unreadable only where that holds; the reasons themselves are checked everywhere.
+     */
+    @Test
+    void shouldSayPermissionDeniedWithoutAnExceptionName() throws IOException
+    {
+        assertEquals("permission denied", JournalReader.ioReason(new java.nio.file.AccessDeniedException("/j/x")));
+        assertEquals("no such file", JournalReader.ioReason(new java.nio.file.NoSuchFileException("/j/x")));
+        assertEquals("Input/output error", JournalReader.ioReason(
+            new java.nio.file.FileSystemException("/j/x", null, "Input/output error")));
+        assertEquals("I/O error", JournalReader.ioReason(new IOException()));
+
+        final Path dir = tempDir.resolve("unreadable");
+        try (RawJournal raw = new RawJournal(dir))
+        {
+            raw.write(frame, RawJournal.headerFrame(frame));
+        }
+        final Path queueFile;
+        try (var files = Files.list(dir))
+        {
+            queueFile = files.filter(f -> f.toString().endsWith(".cq4")).findFirst().orElseThrow();
+        }
+        final var noAccess = java.nio.file.attribute.PosixFilePermissions.fromString("---------");
+        Files.setPosixFilePermissions(queueFile, noAccess);
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.isReadable(queueFile), "permissions are not enforced");
+
+        final ReadOutcome file = JournalReader.open(dir).read(new Recorder());
+        assertEquals("cannot read queue file " + queueFile.getFileName() + ": permission denied", file.message());
+
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        final ReadOutcome directory = JournalReader.open(dir).read(new Recorder());
+        assertEquals(ReadStatus.NOT_A_JOURNAL, directory.status());
+        assertEquals("cannot read " + dir + ": permission denied", directory.message());
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    }
+
     @Test
     void shouldRefuseNewerSchemaVersion()
     {
@@ -473,6 +512,59 @@ class JournalReaderTest
         assertMetadataRefused(missing, "metadata.cq4t is missing: ");
         assertMetadataRefused(empty, "metadata.cq4t is empty: ");
         assertMetadataRefused(foreign, "metadata.cq4t is not Chronicle queue metadata: it starts with 0x6e6f74");
+    }
+
+    /**
+     * A metadata file whose header document is damaged but still tagged "header" passes the check before Chronicle
+     * and fails in Chronicle's table store, which retries it as if locked (chronicle.table.store.timeoutMS, 10 s by
+     * default) before failing: the error names metadata.cq4t. It used to blame the queue file ("the queue file
+     * ...cq4 is damaged before the first document").
+     */
+    @Test
+    void shouldNameTheMetadataFileWhenChronicleCannotDecodeIt() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("damaged-metadata"), 5);
+        final Path metadata = dir.resolve("metadata.cq4t");
+        final byte[] bytes = Files.readAllBytes(metadata);
+        bytes[4] ^= 0x10;
+        Files.write(metadata, bytes);
+
+        assertMetadataRefused(dir, "metadata.cq4t is damaged: Chronicle Queue cannot decode its metadata");
+    }
+
+    /**
+     * One byte set to 0xFF in the Chronicle header word of a document in the middle marks it "not complete" with a
+     * length past the end of the file. It was read as a torn tail: the documents before it read as the whole journal
+     * (exit 0, "clean", one warning line) and the complete documents after it were dropped. Complete frames after an
+     * unfinished document mean damage, not a writer that stopped.
+     */
+    @Test
+    void shouldRefuseAnIncompleteMarkInTheMiddleOfTheJournal() throws IOException
+    {
+        final Path dir = write(tempDir.resolve("marked-incomplete"), 10);
+        final Path queue = JournalTestData.queueFiles(dir).get(0);
+        final byte[] bytes = Files.readAllBytes(queue);
+        int frames = 0;
+        int word = -1;
+        for (int i = 8; i + 4 <= bytes.length && word < 0; i += 4)
+        {
+            if (bytes[i] == 0x47 && bytes[i + 1] == 0x4C && bytes[i + 2] == 0x56 && bytes[i + 3] == 0x4B &&
+                frames++ == 5)
+            {
+                word = i - 8 - 4;
+            }
+        }
+        try (RandomAccessFile file = new RandomAccessFile(queue.toFile(), "rw"))
+        {
+            file.seek(word + 3);
+            file.write(0xFF);
+        }
+
+        final Recorder recorder = new Recorder();
+        final ReadOutcome outcome = JournalReader.open(dir).read(recorder);
+
+        assertEquals(ReadStatus.CORRUPT, outcome.status(), outcome.message());
+        assertEquals(4, recorder.sequences.size(), outcome.message());
     }
 
     @Test

@@ -352,6 +352,11 @@ final class RunCommand implements Callable<Integer>
                 throw new CliException(redisFlag + " is for --store redis (the store is " + store + ")");
             }
         }
+        if (given.hasMatchedOption("--store-dir") && !deterministic &&
+            storeKind(store) != KvLedgerOptions.StoreKind.FILE)
+        {
+            throw new CliException("--store-dir is for --store file (the store is " + store + ")");
+        }
         if (given.hasMatchedOption("--io-backend") && (deterministic || device != DeviceKind.CUDA))
         {
             throw new CliException("--io-backend is for --device cuda (the device is " +
@@ -362,7 +367,7 @@ final class RunCommand implements Callable<Integer>
             // the simulated run has no device memory, store or journal thread: these would be ignored silently
             for (final String flag : new String[]{"--device", "--store", "--redis", "--redis-namespace",
                 "--redis-timeout-ms", "--copy-delay-us", "--kv-page-bytes", "--mamba-state-bytes",
-                "--journal-thread"})
+                "--journal-thread", "--store-dir"})
             {
                 if (given.hasMatchedOption(flag))
                 {

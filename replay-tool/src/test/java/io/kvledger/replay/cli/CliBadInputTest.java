@@ -270,7 +270,10 @@ class CliBadInputTest
             arguments("--deterministic --copy-delay-us 5", "--copy-delay-us is not used by --deterministic, which " +
                 "simulates the device and the L3 store in one thread"),
             arguments("--deterministic --no-journal-thread", "--journal-thread is not used by --deterministic, " +
-                "which simulates the device and the L3 store in one thread"));
+                "which simulates the device and the L3 store in one thread"),
+            arguments("--store memory", "--store-dir is for --store file (the store is memory)"),
+            arguments("--deterministic", "--store-dir is not used by --deterministic, which simulates the device " +
+                "and the L3 store in one thread"));
     }
 
     @ParameterizedTest(name = "run {0}")
