@@ -323,6 +323,9 @@ public final class KvledgerMain implements Callable<Integer>
         // InternalError wherever the thread is, and one inside the shared background releaser's lock hangs every
         // later close (README, "The journal").
         setIfAbsent("background.releaser", "false");
+        // A damaged metadata.cq4t header reads to Chronicle as a lock another process holds, which it waits out for
+        // 10 s by default before every command's one-line answer; no journal here is shared for that long.
+        setIfAbsent("chronicle.table.store.timeoutMS", "2000");
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "warn" : "off");
     }
 
