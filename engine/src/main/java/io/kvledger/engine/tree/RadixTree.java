@@ -31,12 +31,10 @@ import io.kvledger.journal.codec.SlotState;
  * Storage: node fields are parallel primitive arrays indexed by node id; free node ids form a LIFO stack that
  * hands out ascending ids at first. A node's pages are a singly linked list threaded through arrays indexed by
  * the KV page id itself (next page, fingerprint high and low word), so a split relinks k pages and copies
- * nothing; {@link PageRuns} keeps a copy of each node's pages end to end for the walks, which then compare
- * fingerprints in a sequential scan rather than one dependent load per page. The tree owns these node and page
- * arrays, the walk, the lock counts and the incrementally kept evictable-page count; it hands four jobs to
- * collaborators in this package: {@link ChildIndex} finds a child by (parent, first-page fingerprint),
- * {@link LockReceipts} keeps the held locks by receipt, two {@link IndexList}s keep the access order, and
- * {@link TreeVerifier} checks the invariants from scratch.
+ * nothing. The tree owns these node and page arrays, the walk, the lock counts and the incrementally kept
+ * evictable-page count; it hands four jobs to collaborators in this package: {@link ChildIndex} finds a child by
+ * (parent, first-page fingerprint), {@link LockReceipts} keeps the held locks by receipt, two {@link IndexList}s
+ * keep the access order, and {@link TreeVerifier} checks the invariants from scratch.
  * <p>
  * LRU: all non-root nodes sit on an intrusive FULL list in last-access order; {@link #touch} moves the node and
  * then its ancestors to the most-recent end, so a node always precedes its ancestors on the list (checked by
@@ -100,10 +98,6 @@ public final class RadixTree
 
     private final ChildIndex children;
     private final LockReceipts receipts;
-    private final PageRuns runs;
-    private final long[] runHi;
-    private final long[] runLo;
-    private final int[] runPage;
 
     private int walkNode;
     private int walkPages;
@@ -162,10 +156,6 @@ public final class RadixTree
         mambaLru = new IndexList(maxNodes);
         freeNodes = new int[maxNodes];
         incarnation = new long[maxNodes];
-        runs = new PageRuns(2 * kvPool.capacity(), maxNodes);
-        runHi = runs.hi;
-        runLo = runs.lo;
-        runPage = runs.page;
         for (int node = 0; node < maxNodes; node++)
         {
             resetNode(node);
@@ -302,19 +292,18 @@ public final class RadixTree
                 break;
             }
             final int n = pageCount[child];
-            final int run = run(child);
-            final int limit = Math.min(n, count - i);
-            final int from = offset + i;
+            int page = firstPage[child];
             int k = 0;
-            while (k < limit && runHi[run + k] == hi[from + k] && runLo[run + k] == lo[from + k])
+            while (k < n && i < count && pageHi[page] == hi[offset + i] && pageLo[page] == lo[offset + i])
             {
+                if (null != record)
+                {
+                    record[recordOffset + i] = page;
+                }
                 k++;
+                i++;
+                page = nextPage[page];
             }
-            if (null != record)
-            {
-                System.arraycopy(runPage, run, record, recordOffset + i, k);
-            }
-            i += k;
             if (k == n)
             {
                 node = child;
@@ -378,11 +367,13 @@ public final class RadixTree
         effects.nodeSplit(node, newParent, k);
 
         final int oldParent = parent[node];
-        final int run = run(node);
         final int first = firstPage[node];
-        final int last = runPage[run + k - 1];
-        final int newFirst = runPage[run + k];
-        runs.split(node, newParent, k);
+        int last = first;
+        for (int i = 1; i < k; i++)
+        {
+            last = nextPage[last];
+        }
+        final int newFirst = nextPage[last];
         children.replace(oldParent, pageHi[first], pageLo[first], newParent);
 
         parent[newParent] = oldParent;
@@ -403,9 +394,12 @@ public final class RadixTree
         children.put(newParent, pageHi[newFirst], pageLo[newFirst], node);
         nodeLru.insertAfter(node, newParent);
 
+        int page = first;
         for (int i = 0; i < k; i++)
         {
-            movePage(runPage[run + i], SlotState.NODE, newParent);
+            final int next = nextPage[page];
+            movePage(page, SlotState.NODE, newParent);
+            page = next;
         }
         countSplit(node, newParent, k);
         return newParent;
@@ -586,16 +580,12 @@ public final class RadixTree
         lastAccess[leaf] = sequence;
         effects.nodeInserted(leaf, parentNode, pages, depth[leaf]);
 
-        final int run = runs.allocate(leaf, pages) - from;
         int previous = NIL;
         for (int j = from; j < to; j++)
         {
             final int page = kvPages[j];
             pageHi[page] = hi[offset + j];
             pageLo[page] = lo[offset + j];
-            runHi[run + j] = hi[offset + j];
-            runLo[run + j] = lo[offset + j];
-            runPage[run + j] = page;
             nextPage[page] = NIL;
             if (NIL == previous)
             {
@@ -668,28 +658,6 @@ public final class RadixTree
         effects.nodeDeleted(node);
     }
 
-    /**
-     * The position of the node's first page in {@link #runs}, copying the node's linked pages there first when it
-     * has no valid run.
-     */
-    private int run(final int node)
-    {
-        if (runs.has(node))
-        {
-            return runs.start(node);
-        }
-        final int run = runs.allocate(node, pageCount[node]);
-        int page = firstPage[node];
-        for (int i = 0; i < pageCount[node]; i++)
-        {
-            runHi[run + i] = pageHi[page];
-            runLo[run + i] = pageLo[page];
-            runPage[run + i] = page;
-            page = nextPage[page];
-        }
-        return run;
-    }
-
     private void movePage(final int page, final SlotState to, final long owner)
     {
         final int result = kvPool.transition(page, to, owner);
@@ -756,7 +724,6 @@ public final class RadixTree
         lastAccess[node] = 0;
         mambaAccess[node] = 0;
         loadingOp[node] = NO_OP;
-        runs.forget(node);
         nodeLru.clearLinks(node);
         mambaLru.clearLinks(node);
     }
@@ -1371,7 +1338,12 @@ public final class RadixTree
         while (ROOT != n)
         {
             end -= pageCount[n];
-            System.arraycopy(runPage, run(n), out, end, pageCount[n]);
+            int page = firstPage[n];
+            for (int i = 0; i < pageCount[n]; i++)
+            {
+                out[end + i] = page;
+                page = nextPage[page];
+            }
             n = parent[n];
         }
         return depth[node];
@@ -1398,8 +1370,15 @@ public final class RadixTree
         while (ROOT != n && depth[n] > from)
         {
             final int start = depth[n] - pageCount[n];
-            final int skip = Math.max(0, from - start);
-            System.arraycopy(runPage, run(n) + skip, out, start + skip, pageCount[n] - skip);
+            int page = firstPage[n];
+            for (int i = start; i < depth[n]; i++)
+            {
+                if (i >= from)
+                {
+                    out[i] = page;
+                }
+                page = nextPage[page];
+            }
             n = parent[n];
         }
         return depth[node];
@@ -1552,35 +1531,6 @@ public final class RadixTree
     public void verify()
     {
         verifier.verify();
-        verifyRuns();
-    }
-
-    /** Every valid run in {@link #runs} is a copy of its node's linked pages: the same ids and fingerprints. */
-    private void verifyRuns()
-    {
-        for (int node = 1; node < maxNodes; node++)
-        {
-            if (!live[node] || !runs.has(node))
-            {
-                continue;
-            }
-            final int run = runs.start(node);
-            int page = firstPage[node];
-            for (int i = 0; i < pageCount[node]; i++)
-            {
-                if (runPage[run + i] != page || runHi[run + i] != pageHi[page] || runLo[run + i] != pageLo[page])
-                {
-                    throw new IllegalStateException("I1 node " + node + ": page run differs from its pages at " + i);
-                }
-                page = nextPage[page];
-            }
-        }
-    }
-
-    /** @return epochs of the page-run cache begun so far (tests: its refills). */
-    long pageRunEpochs()
-    {
-        return runs.epochs();
     }
 
     /**
