@@ -62,7 +62,7 @@ final class RunCommand implements Callable<Integer>
     int pageSize;
 
     @Option(names = "--mamba-slots", description = "Device Mamba state slots (default: ${DEFAULT-VALUE}; a running " +
-        "request holds 2, a checkpoint 1).", defaultValue = "160")
+        "request holds 2, a checkpoint 1); 0 for a pure-attention model (no recurrent states).", defaultValue = "160")
     int mambaSlots;
 
     @Option(names = "--kv-pages", description = "Device KV pages (default: ${DEFAULT-VALUE}).", defaultValue = "4096")
@@ -237,7 +237,8 @@ final class RunCommand implements Callable<Integer>
     private EngineConfig engineConfig()
     {
         final EngineConfig.Builder b = EngineConfig.builder().pageSize(pageSize).deviceKvPages(kvPages)
-            .deviceMambaSlots(mambaSlots).seed(seed).prefetchPolicy(prefetch).kvPageBytes(kvPageBytes)
+            .hybrid(mambaSlots > 0).deviceMambaSlots(mambaSlots).seed(seed).prefetchPolicy(prefetch)
+            .kvPageBytes(kvPageBytes)
             .mambaStateBytes(mambaStateBytes)
             .maxRequestPages(Math.max(64, (promptTokens + extendTokens) / Math.max(1, pageSize) + 2));
         for (final FaultSwitch f : faults)

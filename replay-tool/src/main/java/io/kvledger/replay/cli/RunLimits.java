@@ -109,8 +109,12 @@ final class RunLimits
     {
         Flags.range("--kv-pages", kvPages, 2, MAX_KV_PAGES, "pages", "device KV pages; the engine needs 2 and " +
             "preallocates its tree and pools per page");
-        Flags.range("--mamba-slots", mambaSlots, 3, MAX_MAMBA_SLOTS, "slots",
-            "a running request holds 2 Mamba slots and its checkpoint 1");
+        if (0 != mambaSlots)
+        {
+            // 0 is a pure-attention model
+            Flags.range("--mamba-slots", mambaSlots, 3, MAX_MAMBA_SLOTS, "slots",
+                "a running request holds 2 Mamba slots and its checkpoint 1; 0 for a pure-attention model");
+        }
         Flags.slotBytes("--kv-page-bytes", kvPageBytes, MAX_KV_PAGE_BYTES, "bytes of one KV page");
         Flags.slotBytes("--mamba-state-bytes", mambaStateBytes, MAX_MAMBA_STATE_BYTES, "bytes of one Mamba state");
     }

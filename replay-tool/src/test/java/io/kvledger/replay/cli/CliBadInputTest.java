@@ -71,7 +71,8 @@ class CliBadInputTest
             arguments("--kv-pages 1", "--kv-pages 1 is out of range: 2 to 4,194,304 pages"),
             arguments("--kv-pages -1", "--kv-pages -1 is out of range: 2 to 4,194,304 pages"),
             arguments("--mamba-slots 2", "--mamba-slots 2 is out of range: 3 to 1,048,576 slots (a running request " +
-                "holds 2 Mamba slots and its checkpoint 1)"),
+                "holds 2 Mamba slots and its checkpoint 1; 0 for a pure-attention model)"),
+            arguments("--mamba-slots -1", "--mamba-slots -1 is out of range: 3 to 1,048,576 slots"),
             arguments("--kv-page-bytes 0", "--kv-page-bytes 0 is out of range: 8 to 67,108,864 bytes"),
             arguments("--kv-page-bytes 12", "--kv-page-bytes 12 is not a multiple of 8"),
             arguments("--mamba-state-bytes -8", "--mamba-state-bytes -8 is out of range: 8 to 268,435,456 bytes"),

@@ -9,6 +9,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static io.kvledger.replay.cli.CliRun.kvledger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,6 +46,26 @@ class RunAndDemoCommandTest
         final CliRun run = kvledger("run", "--requests", 8, "--prompt-tokens", 1024, "--extend-tokens", 128,
             journalThread, "--journal", journal, "--store-dir", dir.resolve("l3")).exits(0);
         assertTrue(run.out().contains("requests          16 (16 finished"), run.out());
+        kvledger("check", journal).exits(0);
+        kvledger("replay", journal).exits(0);
+    }
+
+    /** {@code --mamba-slots 0} runs a pure-attention model, live and deterministic, and both journals check clean. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void shouldRunAPureAttentionModelWithNoMambaSlots(final boolean deterministic, @TempDir final Path dir)
+    {
+        final Path journal = dir.resolve("journal");
+        final List<Object> args = new ArrayList<>(List.of("run", "--mamba-slots", 0, "--workload", "random",
+            "--requests", 24, "--prompt-tokens", 512, "--retract-rate", 0.2, "--journal", journal));
+        args.add(deterministic ? "--deterministic" : "--store-dir");
+        if (!deterministic)
+        {
+            args.add(dir.resolve("l3"));
+        }
+        kvledger(args.toArray()).exits(0);
+        final String header = kvledger("dump", journal, "--limit", 1).exits(0).out();
+        assertTrue(header.contains("deviceMamba=0 ") && header.contains("hybrid=false"), header);
         kvledger("check", journal).exits(0);
         kvledger("replay", journal).exits(0);
     }
