@@ -880,7 +880,7 @@ public final class JournalReader implements AutoCloseable
             return 0 == otherFiles ?
                 ReadOutcome.refused(ReadStatus.EMPTY, "no queue files (*" + QUEUE_SUFFIX + ") in " + directory) :
                 ReadOutcome.refused(ReadStatus.NOT_A_JOURNAL, directory + " holds " + otherFiles +
-                    " files but no Chronicle queue file (*" + QUEUE_SUFFIX + ")");
+                    (1 == otherFiles ? " file" : " files") + " but no Chronicle queue file (*" + QUEUE_SUFFIX + ")");
         }
 
         Collections.sort(queueFiles);

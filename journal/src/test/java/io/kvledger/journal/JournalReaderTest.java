@@ -68,7 +68,9 @@ class JournalReaderTest
 
         final ReadOutcome outcome = JournalReader.open(other).read(new Recorder());
         assertEquals(ReadStatus.NOT_A_JOURNAL, outcome.status());
-        assertTrue(outcome.message().contains("no Chronicle queue file"), outcome.message());
+        assertTrue(outcome.message().contains("holds 1 file but no Chronicle queue file"), outcome.message());
+        Files.writeString(other.resolve("more.txt"), "hello");
+        assertTrue(JournalReader.open(other).read(new Recorder()).message().contains("holds 2 files but"));
     }
 
     /**

@@ -77,6 +77,10 @@ final class StatCommand implements Callable<Integer>
         {
             throw new CliException("--count needs --watch");
         }
+        if (dir.toString().isEmpty())
+        {
+            throw new CliException("no directory given: DIR is empty");
+        }
         final CountersFile file;
         try
         {

@@ -158,6 +158,7 @@ class StatCommandTest
             "of one hundred and twenty-eight bytes, so that the magic number is what gets checked here at last.");
         assertBad("no such file or directory", "stat", dir.resolve("missing"));
         assertBad("no counters file in", "stat", empty);
+        assertBad("no directory given: DIR is empty", "stat", "");
         assertBad("is not a kvledger counters file", "stat", garbage);
         assertBad("is not a kvledger counters file", "stat", tiny);
         assertBad("is not a kvledger counters file", "stat", text);
