@@ -9,6 +9,7 @@ import io.kvledger.engine.util.Hashing;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.JournalFrame;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.InputType;
@@ -314,7 +315,9 @@ final class ReadPath extends Flow
         final long evictPages = Inputs.evictPages(in);
         if (evictPages > 0)
         {
-            tree.evictPages((int)Math.min(evictPages, Integer.MAX_VALUE), state.ignoreOpLocks);
+            // As many as one journal document can record the effects of (a flush of a larger tree takes more ticks).
+            tree.evictPages((int)Math.min(evictPages, Integer.MAX_VALUE), state.ignoreOpLocks,
+                JournalFrame.MAX_GROUP_COUNT);
         }
         drainParkedHits();
         return ResultCode.OK;

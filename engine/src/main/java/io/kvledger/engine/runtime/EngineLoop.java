@@ -220,8 +220,8 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
      * @param ticket   the reply ticket to complete.
      * @param failFast when true, return {@link ResultCode#RING_FULL} instead of waiting for ring capacity.
      * @return {@link #PUBLISHED}, or why not: {@link ResultCode#ENGINE_STOPPED} (stopped, closing or closed),
-     * {@link ResultCode#BAD_INPUT} (no input type), {@link ResultCode#BAD_REQUEST_SIZE} (more fingerprints than
-     * {@code maxRequestPages}), {@link ResultCode#RING_FULL}.
+     * {@link ResultCode#BAD_INPUT} (no input type, or the schema's null type), {@link ResultCode#BAD_REQUEST_SIZE}
+     * (more fingerprints than {@code maxRequestPages}), {@link ResultCode#RING_FULL}.
      */
     int publish(final InputRecord source, final Reply reply, final long ticket, final boolean failFast)
     {
@@ -229,8 +229,10 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         {
             return ResultCode.ENGINE_STOPPED;
         }
-        if (null == source.type())
+        if (null == source.type() || InputType.NULL_VAL == source.type())
         {
+            // The schema's null type is no input type either: the engine would refuse it, and the journal cannot
+            // write it (a fail-stop for every caller), so it never reaches the ring.
             return ResultCode.BAD_INPUT;
         }
         if (source.fingerprintCount() > maxPages)

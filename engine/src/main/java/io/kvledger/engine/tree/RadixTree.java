@@ -1036,6 +1036,21 @@ public final class RadixTree
      */
     public int evictPages(final int pages, final boolean ignoreOpLocks)
     {
+        return evictPages(pages, ignoreOpLocks, Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@link #evictPages(int, boolean)}, stopping before the first victim whose effects (EVICTED, a SLOT_TRANSITION
+     * per page and one for its Mamba state, NODE_DELETED) would take the input's effects past {@code maxEffects}: a
+     * TICK's count is whatever the caller sent, and one journal document records at most so many effects.
+     *
+     * @param pages         KV pages wanted.
+     * @param ignoreOpLocks fault path: treat locks held by operations as absent.
+     * @param maxEffects    the most effects the input may have recorded when this returns.
+     * @return pages freed.
+     */
+    public int evictPages(final int pages, final boolean ignoreOpLocks, final int maxEffects)
+    {
         int freed = 0;
         int node = nodeLru.head();
         while (NIL != node && freed < pages)
@@ -1044,6 +1059,10 @@ public final class RadixTree
             if (0 == childCount[node] && NO_OP == loadingOp[node] &&
                 effectiveFullLocks(node, ignoreOpLocks) <= 0 && effectiveMambaLocks(node, ignoreOpLocks) <= 0)
             {
+                if ((long)effects.list().size() + pageCount[node] + (NO_SLOT == mambaSlot[node] ? 2 : 3) > maxEffects)
+                {
+                    break;
+                }
                 effects.evicted(node, Component.FULL);
                 freed += pageCount[node];
                 deleteNode(node);
