@@ -50,11 +50,12 @@ public final class EffectList
 
     /**
      * @param initialCapacity effects held before the arrays grow (growth happens only while warming up).
-     * @param maxCapacity     the most effects one input may cause; the journal group limit is 65,535.
+     * @param maxCapacity     the most effects one input may cause, at most the journal's group limit
+     *                        ({@link JournalFrame#MAX_GROUP_COUNT}): a list the journal cannot take never fills.
      */
     public EffectList(final int initialCapacity, final int maxCapacity)
     {
-        this.maxCapacity = Math.min(maxCapacity, 65_535);
+        this.maxCapacity = Math.min(maxCapacity, JournalFrame.MAX_GROUP_COUNT);
         codes = new short[initialCapacity * CODE_COLUMNS];
         longs = new long[initialCapacity * LONG_COLUMNS];
     }
@@ -66,7 +67,7 @@ public final class EffectList
      */
     public EffectList(final int initialCapacity)
     {
-        this(initialCapacity, 65_535);
+        this(initialCapacity, JournalFrame.MAX_GROUP_COUNT);
     }
 
     /** Forget every effect, keeping the arrays. */

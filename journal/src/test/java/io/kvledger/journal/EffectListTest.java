@@ -7,10 +7,24 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class EffectListTest
 {
+    /** A list never holds more effects than one journal document takes, so a full list fails before the journal. */
+    @Test
+    void shouldHoldAtMostTheJournalsGroupLimit()
+    {
+        final EffectList list = new EffectList(16);
+        for (int i = 0; i < JournalFrame.MAX_GROUP_COUNT; i++)
+        {
+            list.add(EffectType.NODE_DELETED);
+        }
+        assertEquals(JournalFrame.MAX_GROUP_COUNT, list.size());
+        assertThrows(IllegalStateException.class, () -> list.add(EffectType.NODE_DELETED));
+    }
+
     @Test
     void shouldGrowAndKeepEffectsInOrder()
     {
