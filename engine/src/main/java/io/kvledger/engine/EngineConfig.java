@@ -1,5 +1,6 @@
 package io.kvledger.engine;
 
+import io.kvledger.journal.JournalFrame;
 import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.codec.DeviceKind;
 import io.kvledger.journal.codec.PrefetchPolicy;
@@ -483,6 +484,9 @@ public final class EngineConfig
             require(maxStagedDefers >= 1, "maxStagedDefers must be >= 1");
             require(maxRequests >= 1, "maxRequests must be >= 1");
             require(maxRequestPages >= 1, "maxRequestPages must be >= 1");
+            // an ARRIVE's fingerprints are one group of its journal document
+            require(maxRequestPages <= JournalFrame.MAX_GROUP_COUNT, "maxRequestPages must be <= " +
+                JournalFrame.MAX_GROUP_COUNT + " (the fingerprints one journal document holds)");
             require(prefetchThresholdPages >= 0, "prefetchThresholdPages must be >= 0");
             require(kvPageBytes >= 8 && kvPageBytes % 8 == 0, "kvPageBytes must be a positive multiple of 8");
             require(mambaStateBytes >= 8 && mambaStateBytes % 8 == 0,
