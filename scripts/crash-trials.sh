@@ -41,7 +41,7 @@ for t in $(seq 1 "$trials"); do
   echo "trial $t: SIG$sig after ${delay_ms} ms (run rc $runrc); check $crc, replay $rrc, stats $src, timeline $trc," \
     "stat $strc ($state); $(head -1 "$out/t$t/check.err")"
   echo "  audit: $(cat "$out/t$t/audit.out") $(head -3 "$out/t$t/audit.err" | tr '\n' '|')"
-  if ! compgen -G "$j/*.cq4" >/dev/null; then   # killed before the run created its journal: one line, exit 2
+  if ! compgen -G "$j/*.cq4" >/dev/null || grep -q "^kvledger: empty journal" "$out/t$t/check.err"; then   # killed before the header was written: one line, exit 2
     ok=0; for r in $crc $rrc $src $trc $strc; do [ "$r" = 2 ] || ok=1; done
     [ "$ok" = 0 ] || { echo "  BAD: no journal, but not every tool exits 2"; bad=$((bad + 1)); }
     continue
