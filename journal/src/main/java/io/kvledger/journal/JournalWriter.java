@@ -16,6 +16,8 @@ import org.agrona.ExpandableArrayBuffer;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +42,8 @@ public final class JournalWriter implements AutoCloseable
     /** Roll cycle of every journal: one file per UTC day, 4,096 index entries of spacing 256. */
     public static final RollCycle ROLL_CYCLE = RollCycles.FAST_DAILY;
 
+    /** The file in the journal directory whose OS lock a writer holds while it creates and writes the journal. */
+    public static final String LOCK_FILE = "kvledger-journal.lock";
     /** Chronicle block size used by {@link #open(Path, JournalHeader, boolean)}; a document may use a quarter. */
     public static final long DEFAULT_BLOCK_SIZE = 16L * 1024 * 1024;
 
@@ -65,6 +69,7 @@ public final class JournalWriter implements AutoCloseable
     private int pretouchCycle = Integer.MIN_VALUE;
     private File pretouchFile;
     private BytesStore<?, ?> pretouchStore;
+    private FileChannel writerLock;
 
     private JournalWriter(
         final Path directory,
@@ -184,10 +189,15 @@ public final class JournalWriter implements AutoCloseable
 
         SingleChronicleQueue queue = null;
         ExcerptAppender appender = null;
+        FileChannel lock = null;
         boolean success = false;
         try
         {
             Files.createDirectories(directory);
+            // The check above and the queue's creation are one step under the writer lock: writers racing for a
+            // new directory (two runs started together) would otherwise all pass the check and append to one queue.
+            lock = lockForWriting(directory);
+            refuseExistingJournal(directory);
             queue = SingleChronicleQueueBuilder.binary(directory)
                 .rollCycle(ROLL_CYCLE)
                 .blockSize(blockSize)
@@ -197,6 +207,7 @@ public final class JournalWriter implements AutoCloseable
             appender = queue.createAppender();
 
             final JournalWriter writer = new JournalWriter(directory, queue, appender, syncEachDocument, blockSize);
+            writer.writerLock = lock;
             final int length = writer.encoder.encodeHeader(writer.buffer, 0, header);
             writer.write(writer.buffer.byteArray(), 0, length, 0);
             if (syncEachDocument)
@@ -226,6 +237,7 @@ public final class JournalWriter implements AutoCloseable
             {
                 closeQuietly(appender);
                 closeQuietly(queue);
+                closeQuietly(lock);
             }
         }
     }
@@ -429,6 +441,7 @@ public final class JournalWriter implements AutoCloseable
             }
             closeQuietly(appender);
             closeQuietly(queue);
+            closeQuietly(writerLock);
         }
     }
 
@@ -536,6 +549,39 @@ public final class JournalWriter implements AutoCloseable
         {
             channel.force(true);
         }
+    }
+
+    /**
+     * Take the journal directory's writer lock ({@link #LOCK_FILE}, an OS file lock held while the writer is open
+     * and released by the kernel when its process dies; the empty file stays).
+     *
+     * @return the locked channel; closing it releases the lock.
+     */
+    private static FileChannel lockForWriting(final Path directory) throws IOException
+    {
+        final FileChannel channel = FileChannel.open(directory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE);
+        FileLock lock = null;
+        try
+        {
+            lock = channel.tryLock();
+        }
+        catch (final OverlappingFileLockException ex)
+        {
+            // this JVM holds it: another writer of this process is creating or writing the journal
+        }
+        catch (final IOException ex)
+        {
+            channel.close();
+            throw ex;
+        }
+        if (null == lock)
+        {
+            channel.close();
+            throw new JournalException("cannot create a journal in " + directory +
+                ": another writer is creating or writing a journal there (" + LOCK_FILE + " is locked)");
+        }
+        return channel;
     }
 
     private static void refuseExistingJournal(final Path directory)

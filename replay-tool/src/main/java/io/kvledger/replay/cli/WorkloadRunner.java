@@ -99,6 +99,16 @@ final class WorkloadRunner
         {
             final KvLedger ledger = KvLedger.open(options);
             r.deviceNote = ledger.deviceMessage();
+            // SIGTERM, SIGINT (Ctrl-C) or System.exit: close the controller as the end of a run does, so the
+            // launched copies complete and are journaled, the journal is closed and the counters file says stopped
+            // (without it the file said the process ended without closing, as after a crash)
+            final Thread onSignal = new Thread(() ->
+            {
+                ledger.close();
+                System.err.println("kvledger run: stopped by a signal after " + ledger.engine().sequence() +
+                    " inputs; the controller closed the journal " + options.journalDir);
+            }, "kvledger-run-shutdown");
+            Runtime.getRuntime().addShutdownHook(onSignal);
             try
             {
                 loop = new ServingLoop(ledger.session(), config, built);
@@ -108,6 +118,12 @@ final class WorkloadRunner
             finally
             {
                 ledger.close();
+                if (!removeShutdownHook(onSignal))
+                {
+                    // the serving loop ended because the hook closed the controller: its refusal is no error to
+                    // report; the JVM halts once the hook has said so
+                    awaitHalt();
+                }
             }
             // Every store's counts, so a file store on a full disk says so (I/O errors) as Redis does.
             r.storeNote = storeNote(ledger.store(), options.store == KvLedgerOptions.StoreKind.CUSTOM);
@@ -156,6 +172,28 @@ final class WorkloadRunner
         if (progress.enabled())
         {
             loop.progress((phase, finished, total) -> progress.update(phase, finished, total, "requests done"));
+        }
+    }
+
+    /** @return false when the JVM is shutting down (the hook runs, or ran). */
+    private static boolean removeShutdownHook(final Thread hook)
+    {
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(hook);
+            return true;
+        }
+        catch (final IllegalStateException ex)
+        {
+            return false;
+        }
+    }
+
+    private static void awaitHalt()
+    {
+        while (true)
+        {
+            java.util.concurrent.locks.LockSupport.park();
         }
     }
 }
