@@ -329,11 +329,52 @@ public final class FileL3Store extends AsyncL3Store
         }
     }
 
+    /**
+     * Count the objects under {@code root}, removing on the way the temporary files of writers that no longer run
+     * (a process killed between writing and renaming leaves one; their names carry the writer's pid). A temporary
+     * file of a live process, this one's or another's sharing the directory, is left alone.
+     */
     private static long countFiles(final Path root, final String suffix) throws IOException
     {
         try (Stream<Path> files = Files.walk(root, 2))
         {
-            return files.filter((path) -> path.getFileName().toString().endsWith(suffix)).count();
+            return files.filter((path) ->
+            {
+                final String name = path.getFileName().toString();
+                if (name.endsWith(TMP_SUFFIX) && !writerAlive(name))
+                {
+                    try
+                    {
+                        Files.deleteIfExists(path);
+                    }
+                    catch (final IOException ignored)
+                    {
+                        // another opener removed it, or it cannot be removed: it is never read as an object
+                    }
+                    return false;
+                }
+                return name.endsWith(suffix);
+            }).count();
+        }
+    }
+
+    /** Whether the writer named in a temporary file's name ({@code <object>.<pid hex>-<hash hex>.tmp}) still runs. */
+    static boolean writerAlive(final String tmpName)
+    {
+        final String stem = tmpName.substring(0, tmpName.length() - TMP_SUFFIX.length());
+        final int dot = stem.lastIndexOf('.');
+        final int dash = stem.lastIndexOf('-');
+        if (dot < 0 || dash < dot)
+        {
+            return true;
+        }
+        try
+        {
+            return ProcessHandle.of(Long.parseLong(stem.substring(dot + 1, dash), 16)).isPresent();
+        }
+        catch (final NumberFormatException ex)
+        {
+            return true;
         }
     }
 }

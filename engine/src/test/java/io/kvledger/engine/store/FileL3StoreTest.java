@@ -57,6 +57,36 @@ class FileL3StoreTest extends L3StoreContract
         return true;
     }
 
+    /**
+     * A writer killed between writing an object's temporary file and renaming it leaves the temporary file behind;
+     * the next store on the directory removes those of writers that no longer run, and keeps a live writer's.
+     */
+    @Test
+    void shouldRemoveTheTemporaryFilesOfWritersThatNoLongerRun() throws Exception
+    {
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final Path folder = Files.createDirectories(directory.resolve("l3").resolve("kv").resolve("ab"));
+        final String object = "ab" + "0".repeat(30) + ".page";
+        final Path dead = Files.writeString(folder.resolve(object + "." + Long.toHexString(gone.pid()) + "-1f.tmp"),
+            "half an object");
+        final Path live = Files.writeString(folder.resolve(object + "." +
+            Long.toHexString(ProcessHandle.current().pid()) + "-2e.tmp"), "being written");
+
+        store.close();
+        final FileL3Store reopened = new FileL3Store(directory.resolve("l3"), staging);
+        try
+        {
+            assertFalse(Files.exists(dead), "a dead writer's temporary file is removed");
+            assertTrue(Files.exists(live), "a live writer's is kept");
+            assertEquals(0, reopened.pageCount(), "neither is an object");
+        }
+        finally
+        {
+            reopened.close();
+        }
+    }
+
     @Test
     void shouldSayWhyTheStoreDirectoryCannotBeOpened() throws Exception
     {
