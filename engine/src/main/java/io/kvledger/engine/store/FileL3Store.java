@@ -29,7 +29,8 @@ import java.util.stream.Stream;
  *  16  long  fingerprint hi   24  long  fingerprint lo  32  long  content digest (xxHash64)
  *  40  content
  * </pre>
- * Writes go to a temporary file in the same folder, then an atomic rename, so a reader never sees half an object.
+ * Writes go to a temporary file in the same folder, then an atomic rename, so a reader never sees half an object;
+ * the temporary files of a writer killed in between are removed when a store next opens the directory.
  * A fetch verifies the header and the digest; a short, corrupt or mismatched file is never loaded: it fails the
  * fetch, as a corrupt value in Redis does ({@code ok} false, counted as corrupt, not as missing), and is removed;
  * never an exception to the caller. An absent file is a short read. Files are not fsynced: a crash may lose recent
