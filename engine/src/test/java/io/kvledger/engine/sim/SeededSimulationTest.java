@@ -76,7 +76,10 @@ class SeededSimulationTest
         assertEquals(0, engine.liveRequests(), "seed " + seed);
         assertEquals(0, engine.inFlightOps(), "seed " + seed);
         assertTrue(engine.counters().aborts > 0, "seed " + seed + " must exercise aborts");
-        assertTrue(engine.counters().loads < 4 || engine.counters().retracts > 0,
+        // Each staged load is retracted with probability 0.5: a seed with 8 loads and none retracted is a 1 in 256
+        // chance (with 4 it was 1 in 16, and 3 of the 200 soak seeds had 4 loads and no retract once admission rules
+        // 3 kept more checkpoints and so needed fewer loads).
+        assertTrue(engine.counters().loads < 8 || engine.counters().retracts > 0,
             "seed " + seed + " must exercise retracts of staged loads (" + engine.counters().loads + " loads)");
     }
 
