@@ -22,6 +22,12 @@ public final class CopyKernel
 {
     /** Resource name, next to this class. */
     public static final String RESOURCE = "copy.ptx";
+    /**
+     * Resource of the same two kernels moving their entries by the bulk-copy unit (TMA), for compute capability 9.0
+     * and later; generated from {@code engine/src/main/cuda/copy_bulk.cu}. Their blocks need dynamic shared memory
+     * of {@link #bulkSharedBytes}.
+     */
+    public static final String RESOURCE_BULK = "copy_bulk.ptx";
     /** Name of the kernel's entry point. */
     public static final String ENTRY = "kvledger_copy";
     /** Name of the kernel that takes its entries in its launch parameters. */
@@ -58,11 +64,35 @@ public final class CopyKernel
      */
     public static String ptx()
     {
-        try (InputStream in = CopyKernel.class.getResourceAsStream(RESOURCE))
+        return ptx(RESOURCE);
+    }
+
+    /**
+     * Dynamic shared memory a block of the bulk-copy kernels needs: an 8-byte barrier per 32 threads, rounded up to
+     * 128 bytes, then 128 bytes of buffer per thread.
+     *
+     * @param blockThreads threads per block.
+     * @return bytes.
+     */
+    public static int bulkSharedBytes(final int blockThreads)
+    {
+        return ((blockThreads / 4 + 127) & ~127) + 128 * blockThreads;
+    }
+
+    /**
+     * The PTX text of a resource next to this class.
+     *
+     * @param resource {@link #RESOURCE} or {@link #RESOURCE_BULK}.
+     * @return the whole resource as ASCII text.
+     * @throws IllegalStateException when the resource is missing or unreadable.
+     */
+    public static String ptx(final String resource)
+    {
+        try (InputStream in = CopyKernel.class.getResourceAsStream(resource))
         {
             if (null == in)
             {
-                throw new IllegalStateException("cuda: copy kernel resource " + RESOURCE + " not found");
+                throw new IllegalStateException("cuda: copy kernel resource " + resource + " not found");
             }
             final ByteArrayOutputStream bytes = new ByteArrayOutputStream(8192);
             in.transferTo(bytes);
@@ -70,18 +100,19 @@ public final class CopyKernel
         }
         catch (final IOException ex)
         {
-            throw new IllegalStateException("cuda: copy kernel resource " + RESOURCE + " unreadable: " + ex, ex);
+            throw new IllegalStateException("cuda: copy kernel resource " + resource + " unreadable: " + ex, ex);
         }
     }
 
     /**
-     * The PTX as the NUL-terminated image {@code cuModuleLoadData} takes.
+     * The PTX of a resource as the NUL-terminated image {@code cuModuleLoadData} takes.
      *
+     * @param resource {@link #RESOURCE} or {@link #RESOURCE_BULK}.
      * @return ASCII bytes followed by one zero byte.
      */
-    static byte[] image()
+    static byte[] image(final String resource)
     {
-        final byte[] text = ptx().getBytes(StandardCharsets.US_ASCII);
+        final byte[] text = ptx(resource).getBytes(StandardCharsets.US_ASCII);
         final byte[] image = new byte[text.length + 1];
         System.arraycopy(text, 0, image, 0, text.length);
         return image;

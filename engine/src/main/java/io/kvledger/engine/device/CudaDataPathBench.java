@@ -40,6 +40,9 @@ public final class CudaDataPathBench
     /** Goal of a pr-bench load, launch to completion, microseconds. */
     static final double GOAL_LOAD_US = 110;
 
+    /** Whether the bulk-copy (TMA) kernel is measured beside the threads' copy ({@code kvledger.bench.bulk}). */
+    private static final boolean BULK = Boolean.getBoolean("kvledger.bench.bulk");
+
     private static final long BATCH_BYTES = 256L << 20;
     private static final int MAX_PAGES = 8192;
     private static final int PR_PAGES = 64;
@@ -119,6 +122,16 @@ public final class CudaDataPathBench
         {
             pageSize(pageBytes, "", c -> c, false, true, true);
             out.flush();
+        }
+        if (BULK)
+        {
+            out.println("the kernel moving its entries by the bulk-copy unit (TMA, DeviceConfig.kernelBulk; compute " +
+                "capability 9.0 and later, else the threads' copy again)");
+            for (final int pageBytes : PAGE_SIZES)
+            {
+                pageSize(pageBytes, " bulk", c -> c.kernelBulk(true), false, false, false);
+                out.flush();
+            }
         }
         out.println("the same with sequential slot ids (slot i to slot i): where the scattered cost comes from");
         for (final int pageBytes : new int[]{ 4 << 10, 64 << 10 })
@@ -288,6 +301,17 @@ public final class CudaDataPathBench
         }
         best = Math.min(best, prBenchLoad("side copies issued after the launch", c -> c.kernelSplitAfterLaunch(true),
             LoadMode.KERNEL));
+        if (BULK)
+        {
+            // alternated with the default, so that a drift of the machine shows as such
+            for (int round = 0; round < 3; round++)
+            {
+                prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
+                best = Math.min(best, prBenchLoad("bulk (TMA)", c -> c.kernelBulk(true), LoadMode.KERNEL));
+            }
+            best = Math.min(best, prBenchLoad("bulk, no split", c -> c.kernelBulk(true).kernelSplitMinBytes(0),
+                LoadMode.KERNEL));
+        }
         prBenchLoad("per-page", c -> c.cudaCopyPath(CudaCopyPath.DIRECT), LoadMode.DIRECT);
         final double again = prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
         if (defaultShape > GOAL_LOAD_US)

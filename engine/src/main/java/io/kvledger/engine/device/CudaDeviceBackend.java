@@ -7,6 +7,7 @@ import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUctx_flags;
 import jcuda.driver.CUdevice;
+import jcuda.driver.CUdevice_attribute;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
@@ -117,6 +118,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private String copyPathNote;
 
     private CUcontext context;
+    private int computeCapabilityMajor;
     private Pointer scratch;
     private UnsafeBuffer scratchBuffer;
     private long deviceFills;
@@ -554,6 +556,10 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
         final CUdevice device = new CUdevice();
         check(JCudaDriver.cuDeviceGet(device, ordinal), "cuDeviceGet");
+        final int[] major = new int[1];
+        check(JCudaDriver.cuDeviceGetAttribute(major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+            device), "cuDeviceGetAttribute");
+        computeCapabilityMajor = major[0];
         final CUcontext ctx = new CUcontext();
         check(JCudaDriver.cuCtxCreate(ctx, CUctx_flags.CU_CTX_MAP_HOST, device), "cuCtxCreate");
         context = ctx;
@@ -1093,6 +1099,12 @@ public final class CudaDeviceBackend implements DeviceBackend
         final long[] address = new long[1];
         return record(JCudaDriver.cuPointerGetAttribute(Pointer.to(address),
             CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_POINTER, pointer)) ? address[0] : 0;
+    }
+
+    /** @return the GPU's compute capability major version (9 on Hopper), read when the context was made. */
+    int computeCapabilityMajor()
+    {
+        return computeCapabilityMajor;
     }
 
     /** @return true when no CUDA call failed since the backend was created. */

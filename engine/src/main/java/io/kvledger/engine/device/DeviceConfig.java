@@ -62,6 +62,7 @@ public final class DeviceConfig
     private int kernelSplitMaxCopies = KERNEL_SPLIT_MAX_COPIES_DEFAULT;
     private boolean kernelSplitSideStream = true;
     private boolean kernelSplitAfterLaunch;
+    private boolean kernelBulk;
 
     /**
      * Device KV pages.
@@ -697,6 +698,30 @@ public final class DeviceConfig
     }
 
     /**
+     * Whether the kernel moves its entries with the Hopper bulk-copy unit (TMA: {@code cp.async.bulk} through shared
+     * memory, {@code copy_bulk.ptx}) instead of the threads' own 16-byte loads and stores; only on a GPU of compute
+     * capability 9.0 or later, others use the threads' copy. Default false: the threads' copy is the measured path.
+     *
+     * @return true for the bulk-copy kernel.
+     */
+    public boolean kernelBulk()
+    {
+        return kernelBulk;
+    }
+
+    /**
+     * Choose the bulk-copy (TMA) kernel where the GPU has it.
+     *
+     * @param kernelBulk true for the bulk-copy kernel.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelBulk(final boolean kernelBulk)
+    {
+        this.kernelBulk = kernelBulk;
+        return this;
+    }
+
+    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -801,6 +826,7 @@ public final class DeviceConfig
             ", kernelSplitMaxCopies=" + kernelSplitMaxCopies +
             ", kernelSplitSideStream=" + kernelSplitSideStream +
             ", kernelSplitAfterLaunch=" + kernelSplitAfterLaunch +
+            ", kernelBulk=" + kernelBulk +
             '}';
     }
 

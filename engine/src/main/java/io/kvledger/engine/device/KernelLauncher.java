@@ -6,6 +6,7 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUmodule;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -32,6 +33,8 @@ final class KernelLauncher
     private static final int STREAMS = CudaDeviceBackend.STREAMS;
     private static final int POOLS = 4;
     private static final int PAD = CudaDeviceBackend.PAD;
+    /** Dynamic shared memory a block may have without opting in. */
+    private static final int DEFAULT_SHARED_BYTES = 48 << 10;
 
     private final CudaDeviceBackend backend;
     private final int maxCopiesPerBatch;
@@ -45,6 +48,9 @@ final class KernelLauncher
     private final int splitMaxCopies;
     private final boolean splitSideStream;
     private final boolean splitAfterLaunch;
+    private final boolean bulkAsked;
+    private boolean bulk;
+    private int sharedBytes;
     private final CUstream[] sideStreams = new CUstream[STREAMS];
     private final CUevent[] forkEvents = new CUevent[STREAMS];
     private final CUevent[] joinEvents = new CUevent[STREAMS];
@@ -86,6 +92,7 @@ final class KernelLauncher
         splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
         splitSideStream = config.kernelSplitSideStream();
         splitAfterLaunch = splitSideStream && config.kernelSplitAfterLaunch();
+        bulkAsked = config.kernelBulk();
     }
 
     /**
@@ -109,8 +116,11 @@ final class KernelLauncher
             return false;
         }
 
+        bulk = bulkAsked && backend.computeCapabilityMajor() >= 9;
+        sharedBytes = bulk ? CopyKernel.bulkSharedBytes(kernelThreads) : 0;
         final CUmodule m = new CUmodule();
-        final int rc = JCudaDriver.cuModuleLoadData(m, CopyKernel.image());
+        final int rc = JCudaDriver.cuModuleLoadData(m, CopyKernel.image(bulk ? CopyKernel.RESOURCE_BULK :
+            CopyKernel.RESOURCE));
         if (rc != CUresult.CUDA_SUCCESS)
         {
             why = "the copy kernel did not load: " + CUresult.stringFor(rc);
@@ -124,6 +134,15 @@ final class KernelLauncher
         check(JCudaDriver.cuModuleGetFunction(fp, m, CopyKernel.ENTRY_PARAMS),
             "cuModuleGetFunction " + CopyKernel.ENTRY_PARAMS);
         paramKernel = fp;
+        if (sharedBytes > DEFAULT_SHARED_BYTES)
+        {
+            for (final CUfunction function : new CUfunction[]{ f, fp })
+            {
+                check(JCudaDriver.cuFuncSetAttribute(function,
+                    CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedBytes),
+                    "cuFuncSetAttribute of " + Sizes.bytes(sharedBytes) + " shared memory");
+            }
+        }
 
         for (int s = 0; s < STREAMS; s++)
         {
@@ -221,7 +240,9 @@ final class KernelLauncher
      */
     String settings()
     {
-        return kernelThreads + " threads per block, " +
+        return (bulk ? "bulk copies (TMA) through " + Sizes.bytes(sharedBytes) + " of shared memory a block, " :
+            bulkAsked ? "threads' copies (the bulk-copy kernel needs compute capability 9.0), " : "") +
+            kernelThreads + " threads per block, " +
             (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
             ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", " +
             (paramTable ? "entries in the launch parameters up to " + CopyKernel.PARAM_ENTRIES + ", else " : "") +
@@ -307,7 +328,7 @@ final class KernelLauncher
                 params.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
                 params.putBytes(CopyKernel.PARAM_ENTRIES_OFFSET, table, start * CopyPlanner.ENTRY_BYTES,
                     count * CopyPlanner.ENTRY_BYTES);
-                rc = JCudaDriver.cuLaunchKernel(paramKernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
+                rc = JCudaDriver.cuLaunchKernel(paramKernel, blocks, 1, 1, kernelThreads, 1, 1, sharedBytes, cuStream,
                     paramLaunchParams[stream], null);
             }
             else
@@ -325,7 +346,7 @@ final class KernelLauncher
                 launch.putInt(CopyKernel.LAUNCH_FIRST, tableFirst + start, ByteOrder.LITTLE_ENDIAN);
                 launch.putInt(CopyKernel.LAUNCH_COUNT, count, ByteOrder.LITTLE_ENDIAN);
                 launch.putInt(CopyKernel.LAUNCH_SHIFT, shift, ByteOrder.LITTLE_ENDIAN);
-                rc = JCudaDriver.cuLaunchKernel(kernel, blocks, 1, 1, kernelThreads, 1, 1, 0, cuStream,
+                rc = JCudaDriver.cuLaunchKernel(kernel, blocks, 1, 1, kernelThreads, 1, 1, sharedBytes, cuStream,
                     launchParams[stream], null);
             }
             if (!backend.record(rc))

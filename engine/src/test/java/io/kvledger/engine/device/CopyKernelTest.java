@@ -47,7 +47,7 @@ class CopyKernelTest
     @Test
     void shouldHandTheDriverANulTerminatedImage()
     {
-        final byte[] image = CopyKernel.image();
+        final byte[] image = CopyKernel.image(CopyKernel.RESOURCE);
         assertEquals(0, image[image.length - 1]);
         assertEquals(PTX.length() + 1, image.length);
     }
@@ -81,6 +81,44 @@ class CopyKernelTest
             "entry stride is CopyPlanner.ENTRY_BYTES");
         assertTrue(code.contains("[kvledger_copy_param_0+" + CopyKernel.LAUNCH_COUNT + "]"),
             "count and shift read at the offsets the backend writes them");
+    }
+
+    @Test
+    void shouldCarryTheBulkCopyKernelsForHopperWithTheSameEntriesAndStructs()
+    {
+        final String bulk = CopyKernel.ptx(CopyKernel.RESOURCE_BULK);
+        final List<String> directives = new ArrayList<>();
+        final List<String> lines = new ArrayList<>();
+        for (final String raw : bulk.split("\n"))
+        {
+            final String line = raw.replaceAll("//.*", "").trim();
+            if (line.startsWith(".version") || line.startsWith(".target") || line.startsWith(".address_size"))
+            {
+                directives.add(line.replaceAll("\\s+", " "));
+            }
+            lines.add(line);
+        }
+        assertEquals(List.of(".version 8.0", ".target sm_90", ".address_size 64"), directives,
+            "PTX 8.0 is the first with the bulk copies and expect_tx; sm_90 the first GPU with them");
+        final String code = String.join("\n", lines);
+        final Matcher entry = Pattern.compile("\\.visible \\.entry (\\w+)\\(([^)]*)\\)").matcher(code);
+        final List<String> params = new ArrayList<>();
+        final List<String> entries = new ArrayList<>();
+        while (entry.find())
+        {
+            entries.add(entry.group(1));
+            params.add(entry.group(2).trim().replaceAll("\\s+", " ").replaceAll(" \\w+\\[", "["));
+        }
+        assertEquals(List.of(CopyKernel.ENTRY, CopyKernel.ENTRY_PARAMS), entries);
+        assertEquals(List.of(".param .align 8 .b8[" + CopyKernel.LAUNCH_BYTES + "]",
+            ".param .align 16 .b8[" + CopyKernel.PARAM_LAUNCH_BYTES + "]"), params, "launched as the threads' kernels");
+        assertEquals(2, count(code, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"),
+            "one bulk load into shared memory per kernel");
+        assertEquals(2, count(code, "cp.async.bulk.global.shared::cta.bulk_group"), "and one bulk store");
+        assertEquals(2, count(code, "cp.async.bulk.wait_group 0;"), "each kernel waits for its stores to complete");
+        assertEquals(1, count(code, "ld.global.cv.v2.u64"), "the table kernel reads its entry past the caches");
+        assertEquals(32 * 1024 + 128, CopyKernel.bulkSharedBytes(256), "128 bytes a thread after the barriers");
+        assertEquals(128 * 1024 + 256, CopyKernel.bulkSharedBytes(1024));
     }
 
     @Test
