@@ -155,7 +155,7 @@ final class Admission extends Flow
                 return ResultCode.NOT_ADMITTED;
             }
             // Rules 2 say how many pages the abandoned fetch was bringing; rules 1 wrote 0.
-            effects.holdDropped(requestId, Reason.FETCH_ABANDONED, config.admissionRules() >= 2 ?
+            effects.holdDropped(requestId, Reason.FETCH_ABANDONED, config.rules().abandonedFetchCountsPages() ?
                 ops.pagesMoved[ops.slotOf(requests.fetchOp[r])] : 0);
             counters.drops++;
             requests.fetchOp[r] = NONE;
@@ -363,7 +363,7 @@ final class Admission extends Flow
                 return staged ? defer(r, c.gateReason()) : waitFor(r, c.gateReason());
             }
         }
-        if (config.admissionRules() >= 2)
+        if (config.rules().sglangBudgets())
         {
             // As SGLang's add_one_req: the total (a memory estimate) counts every token past the device prefix,
             // loaded ones included, the clipped max new tokens and a page; the input cap counts the tokens to
@@ -676,7 +676,7 @@ final class Admission extends Flow
 
     private void markAdmitted(final int r, final RequestState from)
     {
-        if (config.admissionRules() >= 2)
+        if (config.rules().sglangBudgets())
         {
             final long inputTokens = pagedInputTokens(r);
             state.passTokens -= totalTokens(r, true);

@@ -121,7 +121,7 @@ final class ApplyState
         tree = new RadixTree(config.maxNodes(), config.maxNodes() + config.maxRequests() * 2 + config.maxOps(),
             kvPool, mambaPool, effects);
         // Rules 3: the Mamba gate and eviction take every state the domain calls evictable (RadixTree#exactMamba).
-        tree.exactMamba(config.admissionRules() >= 3);
+        tree.exactMamba(config.rules().exactMambaEvictable());
         requests = new RequestTable(config.maxRequests(), config.maxRequestPages());
         ops = new OpTable(config.maxOps(), config.maxRequestPages() + 4, effects);
         ignoreOpLocks = config.fault(FaultSwitch.EVICT_NODE_WITH_INFLIGHT_LOAD);

@@ -252,6 +252,16 @@ public final class EngineConfig
         return admissionRules;
     }
 
+    /**
+     * The behaviours of {@link #admissionRules()}, by name.
+     *
+     * @return the rules of this configuration's version.
+     */
+    public AdmissionRules rules()
+    {
+        return AdmissionRules.of(admissionRules);
+    }
+
     public boolean hybrid()
     {
         return hybrid;

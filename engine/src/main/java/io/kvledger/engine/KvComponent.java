@@ -40,7 +40,7 @@ final class KvComponent implements TreeComponent
         this.requests = requests;
         this.ops = ops;
         this.ignoreOpLocks = ignoreOpLocks;
-        this.tailPages = config.admissionRules() >= 2;
+        this.tailPages = config.rules().tailPages();
     }
 
     /** Pages the request's tail needs: one under rules 2 when its prompt ends in a partial page. */

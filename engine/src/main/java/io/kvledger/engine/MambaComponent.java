@@ -51,6 +51,7 @@ final class MambaComponent implements TreeComponent
     private final int[] keptDepth;
     /** Rules 3 on: a kept-back checkpoint is placed later ({@link #keptDepth}); under 1 and 2 it is lost. */
     private final boolean placesKeptCheckpoint;
+    private final boolean keepsTrackingSlot;
     private final int[] attachNode;
     private final int[] attachSlot;
     private final long[] cowReceipt;
@@ -75,7 +76,8 @@ final class MambaComponent implements TreeComponent
         working = new int[config.maxRequests()];
         tracking = new int[config.maxRequests() * 2];
         keptDepth = new int[config.maxRequests()];
-        placesKeptCheckpoint = config.admissionRules() >= 3;
+        placesKeptCheckpoint = config.rules().placesKeptCheckpoint();
+        keepsTrackingSlot = config.rules().chunkKeepsTrackingSlot();
         java.util.Arrays.fill(working, NONE);
         java.util.Arrays.fill(tracking, NONE);
         java.util.Arrays.fill(keptDepth, NONE);
@@ -364,7 +366,7 @@ final class MambaComponent implements TreeComponent
         final int at = node != NONE ? node : keptCheckpointNode(request);
         if (at != NONE && t != NONE)
         {
-            if (!finish && tree.mambaSlot(at) == NONE && config.admissionRules() >= 2 && !ensureFreeSlot())
+            if (!finish && tree.mambaSlot(at) == NONE && keepsTrackingSlot && !ensureFreeSlot())
             {
                 // Rules 2: donating the tracking slot would leave the request without one (no slot free or
                 // evictable for its replacement); it keeps it and this chunk places no checkpoint. Rules 3: not

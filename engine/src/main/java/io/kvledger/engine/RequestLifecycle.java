@@ -173,7 +173,7 @@ final class RequestLifecycle extends Flow
         state.unpinPrefix(r);
         requests.holdSlotCount[r] = 0;
         requests.holdPages[r] = 0;
-        if (config.admissionRules() >= 3)
+        if (config.rules().holdDropResetsDefers())
         {
             // The count is the hold's (SGLang's release_staged_hold pops it): gone with the hold, whatever the reason.
             requests.deferCount[r] = 0;
