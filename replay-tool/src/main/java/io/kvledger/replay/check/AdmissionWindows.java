@@ -18,7 +18,9 @@ import java.util.Map;
  * Violations: the count exceeds the reservation (reported at the allocation that exceeds it); the request is
  * DEFERRED inside the window (every gate passed, so only an allocation can have failed); its hold is dropped inside
  * the window, except FETCH_ABANDONED and DEVICE_COVERED, which drop an unfinished or redundant fetch while the
- * admission goes on. A REJECTED closes the window silently; windows close at the end of the document.
+ * admission goes on; a request ADMITTED with no RESERVED before it in the document (the engine journals one after
+ * every gate passed, before any allocation). A REJECTED closes the window silently; windows close at the end of
+ * the document.
  */
 final class AdmissionWindows
 {
@@ -84,6 +86,14 @@ final class AdmissionWindows
         final Reservation reservation = open.remove(request);
         if (reservation == null)
         {
+            if (type == EffectType.ADMITTED)
+            {
+                // The engine journals RESERVED after every gate passed and before any allocation; an admission
+                // without one took its slots with no reservation to cover them.
+                findings.add(new Findings.Finding(Invariant.I18, Findings.Kind.REQUEST, Violation.REQUEST, request,
+                    "admitted without a RESERVED in its admission: nothing reserved the slots it allocated",
+                    List.of(new HistoryEntry(sequence, EffectText.describe(e, i)))));
+            }
             return;
         }
         if (latest == reservation)

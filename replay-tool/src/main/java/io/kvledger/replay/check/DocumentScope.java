@@ -36,6 +36,10 @@ final class DocumentScope
     final List<ShadowOp> queued = new ArrayList<>();
     final List<ShadowOp> launchedSameDocument = new ArrayList<>();
     final List<ShadowOp> ended = new ArrayList<>();
+    /** Locks an op released in this document: a violation (I7) if the op is still live at the end. */
+    final List<LockReceipt> opUnlocks = new ArrayList<>();
+    /** Slots handed to a request or an op in this document: that owner must exist at the end. */
+    final List<ShadowSlot> handedOver = new ArrayList<>();
     final OrderedLongSet droppedHolds = new OrderedLongSet();
     final OrderedLongSet endedRequests = new OrderedLongSet();
     final Set<SplitPair> splitPairs = new HashSet<>();
@@ -59,6 +63,14 @@ final class DocumentScope
         queued.clear();
         launchedSameDocument.clear();
         ended.clear();
+        if (!opUnlocks.isEmpty())
+        {
+            opUnlocks.clear();
+        }
+        if (!handedOver.isEmpty())
+        {
+            handedOver.clear();
+        }
         droppedHolds.clear();
         endedRequests.clear();
         if (!splitPairs.isEmpty())

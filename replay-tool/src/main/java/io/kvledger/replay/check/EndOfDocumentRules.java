@@ -62,6 +62,8 @@ final class EndOfDocumentRules extends ShadowPart
                 slotFinding(Invariant.I13, suspicion.slot(), suspicion.explanation());
             }
         }
+        checkOpUnlocks();
+        checkHandedOver();
         checkCursors();
         checkAdmittedPrefixes();
         checkStartedRequests();
@@ -247,6 +249,58 @@ final class EndOfDocumentRules extends ShadowPart
         }
     }
 
+    /**
+     * I7: a load, copy or backup holds its lock on the node it fills or reads until its ack or cancel (DESIGN); one
+     * released in a document that leaves the op queued or launched exposes the node to eviction under the copy.
+     */
+    void checkOpUnlocks()
+    {
+        for (int i = 0; i < scope.opUnlocks.size(); i++)
+        {
+            final LockReceipt receipt = scope.opUnlocks.get(i);
+            final ShadowOp op = ops.get(receipt.holder());
+            if (op != null && op.state.live())
+            {
+                nodeFinding(Invariant.I7, receipt.node(), receipt.label() + " released while " + op.label() +
+                    " is still " + op.state + " (since #" + op.stateSequence + "): the node can be evicted under " +
+                    "the copy before its ack");
+            }
+        }
+    }
+
+    /**
+     * I9 (host staging) / I12 (device): a slot handed to a request or an op in this document, and still held by it at
+     * the end, has an owner that exists: a request that arrived, an op that was queued and has not ended (an op that
+     * ended in this document is judged by the leak rules; a request already ended, and PENDING_FREE for an op not in
+     * flight, are reported at the transition).
+     */
+    void checkHandedOver()
+    {
+        for (int i = 0; i < scope.handedOver.size(); i++)
+        {
+            final ShadowSlot slot = scope.handedOver.get(i);
+            String dead = null;
+            if (slot.state == SlotState.REQUEST && findRequest(slot.owner) == null)
+            {
+                dead = "request " + slot.owner + " never arrived";
+            }
+            else if (slot.state == SlotState.OP)
+            {
+                final ShadowOp op = ops.get(slot.owner);
+                if (op == null || !op.state.live() && !scope.ended.contains(op))
+                {
+                    dead = "op " + slot.owner + " is not in flight (never queued, or ended before)";
+                }
+            }
+            if (dead != null && scope.handedOver.indexOf(slot) == i)
+            {
+                final boolean host = slot.pool == Pool.HOST_KV || slot.pool == Pool.HOST_MAMBA;
+                slotFinding(host ? Invariant.I9 : Invariant.I12, slot, "handed to " + slot.label() + " but " + dead +
+                    ": the slot has no owner to free it");
+            }
+        }
+    }
+
     void checkEndedOp(final ShadowOp op)
     {
         if (ops.get(op.id) != op)
@@ -256,13 +310,11 @@ final class EndOfDocumentRules extends ShadowPart
         leaks(owners.owned(SlotState.OP, op.id), "owned by " + op.label(), op.state + " at #" + op.stateSequence);
         leaks(owners.owned(SlotState.PENDING_FREE, op.id), "parked for " + op.label(),
             op.state + " at #" + op.stateSequence);
-        if (op.kind == OpKind.LOAD || op.kind == OpKind.COW)
+        // Every kind: a backup holds its node's lock until its ack too (DESIGN, I7), and must release it there.
+        for (final LockReceipt receipt : tree.heldBy(SlotState.OP, op.id))
         {
-            for (final LockReceipt receipt : tree.heldBy(SlotState.OP, op.id))
-            {
-                nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after the op ended " +
-                    op.state + ": the lock leaks and the node can never be evicted");
-            }
+            nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after the op ended " +
+                op.state + ": the lock leaks and the node can never be evicted");
         }
     }
 

@@ -48,16 +48,17 @@ public final class InvariantCoverage
         row(Invariant.I4, Level.PARTIAL, "end of document: a node that lost its FULL data owns no Mamba slot; 'never " +
             "returned as last_device_node' is covered by I3 only for admissions");
         row(Invariant.I5, Level.CHECKER, "shadow tree: lock receipts (no negative count, no double or foreign " +
-            "release), locks left by ended requests and by ended loads and copies");
+            "release), locks left by ended requests and by ended ops (loads, copies, backups)");
         row(Invariant.I6, Level.PARTIAL, "evictions (EvictionRule): an EVICTED(MAMBA) names a node owning a " +
             "Mamba state and releases it, an EVICTED(FULL) deletes the node, and a TICK that evicted fewer pages " +
             "than asked leaves no unlocked leaf (no node holding data is missing from the LRU); the engine's " +
             "evictable/protected counters are not journaled, RadixTree.verify() recounts them in explore and tests");
         row(Invariant.I7, Level.CHECKER, "shadow tree: EVICTED or NODE_DELETED of a node locked by an in-flight " +
-            "load, copy or backup");
+            "load, copy or backup; such an op releasing its lock before its ack or cancel");
         row(Invariant.I8, Level.CHECKER, "slot transition: host staging never handed to a node");
-        row(Invariant.I9, Level.CHECKER, "owner index: one owner per host staging slot, freed exactly once, nothing " +
-            "left after a hold drop, an ended request or an ended op");
+        row(Invariant.I9, Level.CHECKER, "owner index: one owner per host staging slot (an op in flight or a " +
+            "request that arrived), freed exactly once, nothing left after a hold drop, an ended request or an " +
+            "ended op");
         row(Invariant.I10, Level.PARTIAL, "the occupancy counters are not journaled: the checker accounts host " +
             "staging per owner (I9) and per pool (I18 conservation); SlotPool.verify() checks the engine's counts");
         row(Invariant.I11, Level.CHECKER, "splices (SpliceRule): a load splices its request's staged hold whole " +
@@ -65,7 +66,8 @@ public final class InvariantCoverage
             "of the document the nodes from the load's locked node up to the base start at the base and own " +
             "exactly the load's DEVICE_KV write targets, its written Mamba node state on that last node");
         row(Invariant.I12, Level.CHECKER, "slot transition: from-state and previous owner must match the shadow " +
-            "slot (double free, owner confusion, no-op hand-over, PENDING_FREE only to FREE), leaks at owner's end");
+            "slot (double free, owner confusion, no-op hand-over, PENDING_FREE only to FREE), no owner that does not " +
+            "exist, leaks at owner's end");
         row(Invariant.I13, Level.CHECKER, "op targets: a slot written by a queued or launched op (or read by a " +
             "launched one) is not freed or handed over until the op ends");
         row(Invariant.I14, Level.CHECKER, "Mamba states only on checkpoint nodes, one per node, never moved between " +
@@ -76,7 +78,8 @@ public final class InvariantCoverage
             "slots reset, or written by an acked load or copy-on-write, since they were handed to it");
         row(Invariant.I17, Level.CHECKER, "cursors: a Mamba slot handed to a new owner or written by a load has no " +
             "non-zero observed cursors without a CURSORS_RESET since");
-        row(Invariant.I18, Level.CHECKER, "admission windows: RESERVED covers every slot the admission allocates; " +
+        row(Invariant.I18, Level.CHECKER, "admission windows: RESERVED (present) covers every slot the admission " +
+            "allocates; " +
             "every pool conserved (free + owned + pending = capacity) after every document");
         row(Invariant.I19, Level.CHECKER, "op and request lifecycles: QUEUED -> LAUNCHED -> ACKED|FAILED or " +
             "QUEUED -> CANCELLED once, targets declared, request states in order");

@@ -279,6 +279,10 @@ final class ShadowTree
             return;
         }
         releasedReceipts.put(receipt, scope.sequence);
+        if (held.holderKind() == SlotState.OP)
+        {
+            scope.opUnlocks.add(held);
+        }
         if (held.node() != id || held.component() != component(e, i) || held.holder() != e.owner(i) ||
             held.holderKind() != e.toState(i))
         {

@@ -43,6 +43,10 @@ final class SlotRules extends ShadowPart
         move(slot, to, owner);
         recordSlot(slot, e, i);
         final boolean changed = prevState != to || prevOwner != owner;
+        if (changed && (to == SlotState.REQUEST || to == SlotState.OP))
+        {
+            scope.handedOver.add(slot);
+        }
         if (prevState == SlotState.NODE)
         {
             scope.touch(prevOwner);
@@ -101,24 +105,27 @@ final class SlotRules extends ShadowPart
     void checkTransition(final ShadowSlot slot, final SlotState from, final SlotState to, final long owner,
         final long recordedPrevious)
     {
+        // Host staging: "one owner, freed exactly once" is I9 (the domain's I12 is the device slots' table).
+        final Invariant owners = slot.pool == Pool.HOST_KV || slot.pool == Pool.HOST_MAMBA ? Invariant.I9 :
+            Invariant.I12;
         if (from != slot.state)
         {
             if (slot.state == SlotState.FREE && to == SlotState.FREE)
             {
-                slotFinding(Invariant.I12, slot, "double free: released by " +
+                slotFinding(owners, slot, "double free: released by " +
                     EffectText.owner(from, recordedPrevious) + " but the slot is already FREE (since #" +
                     slot.ownerSinceSequence + ")");
             }
             else
             {
-                slotFinding(Invariant.I12, slot, "owner confusion: the transition starts from " +
+                slotFinding(owners, slot, "owner confusion: the transition starts from " +
                     EffectText.owner(from, recordedPrevious) + " but the slot is " + slot.label() + " (since #" +
                     slot.ownerSinceSequence + ")");
             }
         }
         else if (from != SlotState.FREE && recordedPrevious != slot.owner)
         {
-            slotFinding(Invariant.I12, slot, "owner confusion: the transition names previous owner " +
+            slotFinding(owners, slot, "owner confusion: the transition names previous owner " +
                 EffectText.owner(from, recordedPrevious) + " but the slot belongs to " + slot.label());
         }
         else if (from == SlotState.FREE && (to == SlotState.FREE || to == SlotState.PENDING_FREE))
