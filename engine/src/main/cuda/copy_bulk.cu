@@ -9,23 +9,7 @@
 // shared memory holds one 8-byte mbarrier per group (blockDim.x / 32 of them, the region rounded up to 128 bytes),
 // then blockDim.x * 128 bytes of buffers, group g's at g << (groupShift + 7).
 
-struct Launch
-{
-    unsigned long long base[4];
-    unsigned int count;
-    unsigned int groupShift;
-    unsigned long long table;
-    unsigned int first;
-    unsigned int unused;
-};
-
-#define PARAM_ENTRIES 252
-
-struct ParamLaunch
-{
-    Launch launch;
-    ulonglong2 entries[PARAM_ENTRIES];
-};
+#include "launch.cuh"
 
 __device__ __forceinline__ unsigned int sharedAddress(const void* p)
 {

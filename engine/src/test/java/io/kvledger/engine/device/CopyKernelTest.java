@@ -56,17 +56,7 @@ class CopyKernelTest
     void shouldDeclareBothEntriesWithTheOneStructTheBackendPasses()
     {
         final String code = String.join("\n", code());
-        final Matcher entry = Pattern.compile("\\.visible \\.entry (\\w+)\\(([^)]*)\\)").matcher(code);
-        final List<String> entries = new ArrayList<>();
-        final List<String> params = new ArrayList<>();
-        while (entry.find())
-        {
-            entries.add(entry.group(1));
-            params.add(entry.group(2).trim().replaceAll("\\s+", " ").replaceAll(" \\w+\\[", "["));
-        }
-        assertEquals(List.of(CopyKernel.ENTRY, CopyKernel.ENTRY_PARAMS), entries);
-        assertEquals(List.of(".param .align 8 .b8[" + CopyKernel.LAUNCH_BYTES + "]",
-            ".param .align 16 .b8[" + CopyKernel.PARAM_LAUNCH_BYTES + "]"), params,
+        assertEquals(LAUNCHED_ENTRIES, entries(code),
             "one struct parameter each: the launch header, and the header with the entries (4 KiB in all)");
         assertEquals(4096, CopyKernel.PARAM_LAUNCH_BYTES);
         assertTrue(CopyKernel.LAUNCH_BYTES <= CopyKernel.PARAM_ENTRIES_OFFSET);
@@ -101,17 +91,7 @@ class CopyKernelTest
         assertEquals(List.of(".version 8.0", ".target sm_90", ".address_size 64"), directives,
             "PTX 8.0 is the first with the bulk copies and expect_tx; sm_90 the first GPU with them");
         final String code = String.join("\n", lines);
-        final Matcher entry = Pattern.compile("\\.visible \\.entry (\\w+)\\(([^)]*)\\)").matcher(code);
-        final List<String> params = new ArrayList<>();
-        final List<String> entries = new ArrayList<>();
-        while (entry.find())
-        {
-            entries.add(entry.group(1));
-            params.add(entry.group(2).trim().replaceAll("\\s+", " ").replaceAll(" \\w+\\[", "["));
-        }
-        assertEquals(List.of(CopyKernel.ENTRY, CopyKernel.ENTRY_PARAMS), entries);
-        assertEquals(List.of(".param .align 8 .b8[" + CopyKernel.LAUNCH_BYTES + "]",
-            ".param .align 16 .b8[" + CopyKernel.PARAM_LAUNCH_BYTES + "]"), params, "launched as the threads' kernels");
+        assertEquals(LAUNCHED_ENTRIES, entries(code), "launched as the threads' kernels");
         assertEquals(2, count(code, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"),
             "one bulk load into shared memory per kernel");
         assertEquals(2, count(code, "cp.async.bulk.global.shared::cta.bulk_group"), "and one bulk store");
@@ -170,6 +150,24 @@ class CopyKernelTest
         }
         assertTrue(labels.size() >= 8, "loops in both kernels: " + labels);
         assertEquals(labels, targets);
+    }
+
+    /** Each entry the backend launches with its one parameter as PTX declares it, in the module's order. */
+    private static final List<String> LAUNCHED_ENTRIES = List.of(
+        CopyKernel.ENTRY + " .param .align 8 .b8[" + CopyKernel.LAUNCH_BYTES + "]",
+        CopyKernel.ENTRY_PARAMS + " .param .align 16 .b8[" + CopyKernel.PARAM_LAUNCH_BYTES + "]");
+
+    /** The entries a module declares, in order, each with its parameter list (names dropped, spaces collapsed). */
+    private static List<String> entries(final String code)
+    {
+        final Matcher entry = Pattern.compile("\\.visible \\.entry (\\w+)\\(([^)]*)\\)").matcher(code);
+        final List<String> entries = new ArrayList<>();
+        while (entry.find())
+        {
+            entries.add(entry.group(1) + " " +
+                entry.group(2).trim().replaceAll("\\s+", " ").replaceAll(" \\w+\\[", "["));
+        }
+        return entries;
     }
 
     /** The PTX without comments and blank lines, each line trimmed. */
