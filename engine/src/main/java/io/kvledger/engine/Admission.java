@@ -452,7 +452,8 @@ final class Admission extends Flow
                     ops.remove(plan.loadOpSlot);
                     plan.loadOpSlot = NONE;
                 }
-                return staged ? defer(r, Reason.ALLOCATION) : waitFor(r, Reason.ALLOCATION);
+                // short of room in the journal document, not of pages: wait, without counting a deferral
+                return staged && !plan.documentFull ? defer(r, Reason.ALLOCATION) : waitFor(r, Reason.ALLOCATION);
             }
         }
         if (staged)

@@ -33,6 +33,11 @@ final class AdmissionPlan
     boolean prefixNodeIsNew;
     /** Set when the request can never fit and was rejected. */
     boolean rejected;
+    /**
+     * Set when the KV pages could be evicted but this input's journal document cannot record it next to the
+     * admission's own effects: the request waits, and the next attempt evicts the rest.
+     */
+    boolean documentFull;
 
     void clear()
     {
@@ -55,5 +60,6 @@ final class AdmissionPlan
         prefixNode = -1;
         prefixNodeIsNew = false;
         rejected = false;
+        documentFull = false;
     }
 }

@@ -10,6 +10,7 @@ import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.tree.RadixTree;
 import io.kvledger.journal.EffectList;
+import io.kvledger.journal.JournalFrame;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.RequestState;
 import io.kvledger.journal.codec.Role;
@@ -28,6 +29,8 @@ final class ApplyState
 {
     /** Value of a slot, node, op or request index that does not apply. */
     static final int NONE = -1;
+    /** Effects of a backup or fetch besides its 3 a page: OP_QUEUED, OP_LAUNCHED, locks, a Mamba slot's. */
+    private static final int OP_FIXED_EFFECTS = 64;
     /** How the messages of {@link #crossCheckWalks} start. */
     static final String CROSS_CHECK = "walk cross-check: ";
 
@@ -296,6 +299,23 @@ final class ApplyState
         {
             pathIdChecks++;
         }
+    }
+
+    /**
+     * Whether this input's journal document can still record a backup or fetch of {@code pages} pages (a staging
+     * slot and a read and a write target a page, and its op's fixed effects) and then the rest of the input (what a
+     * request's pages and the input's fixed effects may still add). The backlog and the parked hits are drained
+     * until one does not fit; the rest waits for a later input (a PASS_BEGIN or TICK at the latest), instead of the
+     * input passing what one document holds and stopping the engine.
+     *
+     * @param pages pages the backup or fetch moves.
+     * @return whether it fits.
+     */
+    boolean documentHolds(final int pages)
+    {
+        final long after = (long)effectList.size() + 3L * pages + OP_FIXED_EFFECTS +
+            Math.min(config.maxRequestPages(), EngineConfig.MAX_REQUEST_PAGES) + EngineConfig.EFFECTS_PER_INPUT;
+        return after <= JournalFrame.MAX_GROUP_COUNT;
     }
 
     /** The slot a request computes with (working) or checkpoints into (tracking), or -1. */

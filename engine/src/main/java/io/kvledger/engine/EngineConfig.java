@@ -18,6 +18,28 @@ public final class EngineConfig
     /** Max new tokens counted by the token gate, at most (SGLang's {@code CLIP_MAX_NEW_TOKENS}; rules 2). */
     public static final long CLIP_MAX_NEW_TOKENS = 4096;
 
+    /**
+     * The most effects one input records per page of its request: a staged admission's 5 (the device page taken,
+     * then given to the inserted node, the host staging page handed to the load, the load's read and write
+     * targets); a chunk or finish with its backup records 4, anything else fewer.
+     */
+    public static final int EFFECTS_PER_REQUEST_PAGE = 5;
+
+    /**
+     * Effects one input may record besides those per page of its request (its fixed effects, a few Mamba slots).
+     */
+    public static final int EFFECTS_PER_INPUT = 1024;
+
+    /**
+     * The most pages a request may span ({@link Builder#maxRequestPages}): one journal document records at most
+     * {@link JournalFrame#MAX_GROUP_COUNT} effects, and an input whose effects do not fit would stop the engine. A
+     * request's own work, {@link #EFFECTS_PER_REQUEST_PAGE} a page, and the eviction of one whole node as large next
+     * to it (its admission evicts only what the document can still record, so it always evicts something) leave
+     * room for {@link #EFFECTS_PER_INPUT}: 6 &times; 10,240 + 1,024 &le; 65,534. At 16 tokens a page that is a
+     * 163,840-token request.
+     */
+    public static final int MAX_REQUEST_PAGES = 10_240;
+
     private final int pageSize;
     private final int deviceKvPages;
     private final int deviceMambaSlots;
@@ -99,6 +121,8 @@ public final class EngineConfig
         b.maxNodes = maxNodes;
         b.maxOps = maxOps;
         b.seed = seed;
+        // only a journal's configuration holds more (fromHeader): it keeps the journal's limits
+        b.journaled = maxRequestPages > MAX_REQUEST_PAGES;
         return b;
     }
 
@@ -151,6 +175,7 @@ public final class EngineConfig
         b.maxNodes = h.maxNodes();
         b.maxOps = h.maxOps();
         b.seed = h.seed();
+        b.journaled = true;
         return b.build();
     }
 
@@ -336,6 +361,8 @@ public final class EngineConfig
         private int maxNodes;
         private int maxOps = 4096;
         private long seed = 1;
+        /** Rebuilt from a journal's header ({@link #fromHeader}): the journal's own limits apply. */
+        private boolean journaled;
 
         public Builder pageSize(final int v)
         {
@@ -494,9 +521,19 @@ public final class EngineConfig
             require(maxStagedDefers >= 1, "maxStagedDefers must be >= 1");
             require(maxRequests >= 1, "maxRequests must be >= 1");
             require(maxRequestPages >= 1, "maxRequestPages must be >= 1");
-            // an ARRIVE's fingerprints are one group of its journal document
-            require(maxRequestPages <= JournalFrame.MAX_GROUP_COUNT, "maxRequestPages must be <= " +
-                JournalFrame.MAX_GROUP_COUNT + " (the fingerprints one journal document holds)");
+            if (journaled)
+            {
+                // a journal written before the limit: its documents held every input's effects, and an ARRIVE's
+                // fingerprints are one group of a document
+                require(maxRequestPages <= JournalFrame.MAX_GROUP_COUNT, "maxRequestPages must be <= " +
+                    JournalFrame.MAX_GROUP_COUNT + " (the fingerprints one journal document holds)");
+            }
+            else
+            {
+                require(maxRequestPages <= MAX_REQUEST_PAGES, "maxRequestPages must be <= " + MAX_REQUEST_PAGES +
+                    " (a staged admission records " + EFFECTS_PER_REQUEST_PAGE + " effects a page and one journal " +
+                    "document holds " + JournalFrame.MAX_GROUP_COUNT + ")");
+            }
             require(prefetchThresholdPages >= 0, "prefetchThresholdPages must be >= 0");
             require(kvPageBytes >= 8 && kvPageBytes % 8 == 0, "kvPageBytes must be a positive multiple of 8");
             require(mambaStateBytes >= 8 && mambaStateBytes % 8 == 0,

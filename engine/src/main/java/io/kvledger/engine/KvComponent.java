@@ -3,6 +3,7 @@ package io.kvledger.engine;
 import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.engine.tree.RadixTree;
+import io.kvledger.journal.JournalFrame;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.SlotState;
@@ -151,10 +152,14 @@ final class KvComponent implements TreeComponent
         final int need = plan.loadPages + plan.computePages + tailNeed(plan.request);
         if (kvPool.freeCount() < need)
         {
-            tree.evictPages(need - kvPool.freeCount(), ignoreOpLocks);
+            // Only what this input's document can record next to the admission's own effects (5 a page at most):
+            // EngineConfig.MAX_REQUEST_PAGES leaves room for at least one node as large as a request.
+            tree.evictPages(need - kvPool.freeCount(), ignoreOpLocks, JournalFrame.MAX_GROUP_COUNT -
+                EngineConfig.EFFECTS_PER_REQUEST_PAGE * need - EngineConfig.EFFECTS_PER_INPUT);
         }
         if (kvPool.freeCount() < need)
         {
+            plan.documentFull = kvPool.freeCount() + tree.evictablePages() >= need;
             return false;
         }
         final int off = requests.offset(plan.request);

@@ -337,7 +337,7 @@ final class ReadPath extends Flow
         {
             EngineBugException.require(requests.parkPages[r] > 0 && requests.state[r] == RequestState.WAITING,
                 "parked hit of a request that gave it up:", requests.id[r], r);
-            if (!stagingAvailable(requests.parkPages[r]) || ops.full())
+            if (!stagingAvailable(requests.parkPages[r]) || ops.full() || !state.documentHolds(requests.parkPages[r]))
             {
                 return;
             }

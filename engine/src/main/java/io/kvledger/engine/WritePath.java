@@ -296,6 +296,10 @@ final class WritePath extends Flow
                     return;
                 }
             }
+            if (!state.documentHolds(pages))
+            {
+                return;
+            }
             popBacklog();
             startBackup(node, from);
         }

@@ -16,12 +16,12 @@ class ConfigLimitsTest
     @Test
     void shouldRefuseAnOpTableThatCannotBeOneArrayAndANegativePrefetchTimeout()
     {
-        assertEquals("maxOps * (maxRequestPages + 4) must fit one array (the op table's moves): 65536 * 60004",
+        assertEquals("maxOps * (maxRequestPages + 4) must fit one array (the op table's moves): 262144 * 10004",
             assertThrows(IllegalArgumentException.class,
-                () -> EngineConfig.builder().maxOps(65_536).maxRequestPages(60_000).build()).getMessage());
-        // more pages than one journal document's fingerprints: an ARRIVE the engine takes would stop the journal
-        assertEquals("maxRequestPages must be <= 65534 (the fingerprints one journal document holds)",
-            assertThrows(IllegalArgumentException.class,
+                () -> EngineConfig.builder().maxOps(262_144).maxRequestPages(10_000).build()).getMessage());
+        // more pages than one journal document records a staged admission of (DocumentEffectLimitTest)
+        assertEquals("maxRequestPages must be <= 10240 (a staged admission records 5 effects a page and one " +
+            "journal document holds 65534)", assertThrows(IllegalArgumentException.class,
                 () -> EngineConfig.builder().maxRequestPages(65_535).build()).getMessage());
         assertEquals("prefetchTimeoutNs must be >= 0", assertThrows(IllegalArgumentException.class,
             () -> EngineConfig.builder().prefetchTimeoutNs(-1).build()).getMessage());

@@ -23,8 +23,8 @@ final class RunLimits
     static final int MAX_TOKENS = 1 << 20;
     /** Most tokens per page. */
     static final int MAX_PAGE_SIZE = 1 << 16;
-    /** Most pages one request may span: a load's journal document lists every page (8 MiB per document). */
-    static final int MAX_REQUEST_PAGES = 16_384;
+    /** Most pages one request may span: one journal document records its admission, 5 effects a page. */
+    static final int MAX_REQUEST_PAGES = EngineConfig.MAX_REQUEST_PAGES;
     /** Most device KV pages: the tree and the pools preallocate their arrays per page. */
     static final int MAX_KV_PAGES = 1 << 22;
     /** Most device Mamba slots. */
@@ -91,8 +91,9 @@ final class RunLimits
         if (pages > MAX_REQUEST_PAGES)
         {
             throw new CliException(String.format(Locale.ROOT, "--prompt-tokens %d and --extend-tokens %d at " +
-                "--page-size %d make %,d pages per request, more than %,d (a load's journal document lists every " +
-                "page; raise --page-size)", promptTokens, extendTokens, pageSize, pages, MAX_REQUEST_PAGES));
+                "--page-size %d make %,d pages per request, more than %,d (one journal document records a request's " +
+                "admission, 5 effects a page; raise --page-size)", promptTokens, extendTokens, pageSize, pages,
+                MAX_REQUEST_PAGES));
         }
     }
 

@@ -62,7 +62,10 @@ class CliBadInputTest
             arguments("--page-size 8192", "--prompt-tokens 4096 is out of range: 8,192 to 1,048,576 tokens " +
                 "(each prompt must hold at least one whole page of --page-size 8192 tokens)"),
             arguments("--page-size 1 --prompt-tokens 20000", "--prompt-tokens 20000 and --extend-tokens 512 at " +
-                "--page-size 1 make 20,514 pages per request, more than 16,384"),
+                "--page-size 1 make 20,514 pages per request, more than 10,240 (one journal document records a " +
+                "request's admission, 5 effects a page; raise --page-size)"),
+            arguments("--page-size 1 --prompt-tokens 12000", "--prompt-tokens 12000 and --extend-tokens 512 at " +
+                "--page-size 1 make 12,514 pages per request, more than 10,240"),
             arguments("--extend-tokens -1", "--extend-tokens -1 is out of range: 0 to 1,048,576 tokens"),
             arguments("--requests 0", "--requests 0 is out of range: 1 to 10,000,000 requests (a request writes " +
                 "about 26 journal documents, so the most make a journal of about 50 GB)"),
