@@ -194,12 +194,14 @@ public final class Inspector implements JournalListener
     }
 
     /**
-     * @return the state as JSON: {@code at, appliedSequence, documents, tree, pools, ops, requests, violations}.
+     * @return the state as JSON: {@code at, appliedSequence, documents, tree, pools, ops, requests, violations};
+     * {@code at} is the sequence asked for, or the last document's when the end of the journal was asked for.
      */
     public String toJson()
     {
         final ObjectNode root = JsonSupport.object();
-        root.put("at", atSequence);
+        // without --at: the end of the journal, the last document folded
+        root.put("at", atSequence == Long.MAX_VALUE ? appliedSequence() : atSequence);
         root.put("appliedSequence", appliedSequence());
         root.put("documents", documents());
         final TreeSummary tree = tree();

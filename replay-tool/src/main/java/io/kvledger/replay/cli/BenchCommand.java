@@ -60,7 +60,7 @@ final class BenchCommand implements Callable<Integer>
     int requests;
 
     @Option(names = "--iterations", defaultValue = "20", description = "Times the run is applied (default: " +
-        "${DEFAULT-VALUE}; the first quarter warms up).")
+        "${DEFAULT-VALUE}; the first quarter warms up, at least 10 runs with --trace).")
     int iterations;
 
     @Option(names = "--device", converter = RunCommand.DeviceConverter.class, paramLabel = "host|cuda",

@@ -134,6 +134,7 @@ class ViewCommandsTest
         final JsonNode json = kvledger("inspect", clean, "--json").exits(0).json();
 
         assertEquals(cleanDocuments, json.get("appliedSequence").asLong());
+        assertEquals(cleanDocuments, json.get("at").asLong(), "the end of the journal, not an internal placeholder");
         assertEquals(0, json.get("ops").size(), "a drained run has no operation in flight");
     }
 
