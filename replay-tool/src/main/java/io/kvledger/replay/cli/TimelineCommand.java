@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "timeline",
     mixinStandardHelpOptions = true,
-    description = "Every effect that touched one slot or tree node, with the owner after each effect.",
+    description = "Every effect that touched one slot, tree node or request, with the owner after each effect.",
     footer = {"", "Exit codes: 0 done, 2 bad input or usage."})
 final class TimelineCommand extends JournalCommand
 {
