@@ -36,7 +36,9 @@ import java.util.concurrent.TimeUnit;
  * device and store in one thread so the same seed gives the same journal.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Run a serving workload through the controller and journal it.")
+    description = "Run a serving workload through the controller and journal it.",
+    footer = {"", "Exit codes: 0 the run completed, 1 a copied page or state did not match its content's digest " +
+        "(the data went wrong), 2 bad input, usage, or a run the controller stopped."})
 final class RunCommand implements Callable<Integer>
 {
     @Spec
