@@ -42,6 +42,8 @@ final class DocumentScope
     final List<ShadowSlot> handedOver = new ArrayList<>();
     final OrderedLongSet droppedHolds = new OrderedLongSet();
     final OrderedLongSet endedRequests = new OrderedLongSet();
+    /** Ops named by an OP_ACKED, OP_FAILED or OP_CANCELLED in this document (legal or not). */
+    final OrderedLongSet completedOps = new OrderedLongSet();
     final Set<SplitPair> splitPairs = new HashSet<>();
     ShadowOp expectingTargets;
     long targetsRemaining;
@@ -73,6 +75,7 @@ final class DocumentScope
         }
         droppedHolds.clear();
         endedRequests.clear();
+        completedOps.clear();
         if (!splitPairs.isEmpty())
         {
             splitPairs.clear();

@@ -55,7 +55,8 @@ import java.util.List;
  * {@code value1}; exceeding it, a DEFERRED, or a HOLD_DROPPED (other than FETCH_ABANDONED or DEVICE_COVERED,
  * which do not end the admission) is a violation. Pool conservation holds by construction and is re-checked.</li>
  * <li><b>I19</b> op lifecycle QUEUED, LAUNCHED, ACKED|FAILED or QUEUED, CANCELLED; OP_QUEUED followed by exactly
- * {@code value1} OP_TARGETs of that op; an op id queued again while live. Request lifecycle: REQUEST_STATE
+ * {@code value1} OP_TARGETs of that op; an op id queued again while live; an accepted ACK whose document does not
+ * end the op it names (OP_ACKED when the ACK says ok, OP_FAILED when not). Request lifecycle: REQUEST_STATE
  * {@code from} must equal the folded state (a request is WAITING from its accepted ARRIVE).</li>
  * <li><b>I1</b> NODE_INSERTED under a live parent, of a node not live, with at least one page and depth = parent
  * depth + pages; NODE_SPLIT of a live non-root node into a new id, taking 1 .. pages-1 pages; NODE_DELETED of a
@@ -214,6 +215,8 @@ public final class ShadowModel
             applyEffect(effects, i);
             state.flush();
         }
+        opRules.checkAckEnded(input, resultCode);
+        state.flush();
         endOfDocumentRules.endOfDocument();
         spliceRule.endOfDocument();
         evictionRule.endOfDocument(input);

@@ -405,6 +405,29 @@ class InvariantAuditTest
     }
 
     @Test
+    void i19AnAcceptedAckThatEndsNoOp()
+    {
+        final JournalFixture f = new JournalFixture();
+        Scenarios.staged(f);
+        Scenarios.admit(f, true);
+        Scenarios.launch(f);
+        final long bad = f.doc(InputType.ACK).op(LOAD).ok(true).sequence();
+        Scenarios.ack(f);
+        assertBreaks(f, Invariant.I19, bad, "op:102");
+    }
+
+    @Test
+    void i19AFailedAckThatAcksItsOp()
+    {
+        final JournalFixture f = new JournalFixture();
+        Scenarios.staged(f);
+        Scenarios.admit(f, true);
+        Scenarios.launch(f);
+        final long bad = Scenarios.ack(f).ok(false).sequence();
+        assertBreaks(f, Invariant.I19, bad, "op:102");
+    }
+
+    @Test
     void i20IsListedAsNotChecked()
     {
         final Cli cli = kvledger("check", "--invariants");
