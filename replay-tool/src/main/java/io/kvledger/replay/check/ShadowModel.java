@@ -57,7 +57,9 @@ import java.util.List;
  * <li><b>I19</b> op lifecycle QUEUED, LAUNCHED, ACKED|FAILED or QUEUED, CANCELLED; OP_QUEUED followed by exactly
  * {@code value1} OP_TARGETs of that op; an op id queued again while live; an accepted ACK whose document does not
  * end the op it names (OP_ACKED when the ACK says ok, OP_FAILED when not). Request lifecycle: REQUEST_STATE
- * {@code from} must equal the folded state (a request is WAITING from its accepted ARRIVE).</li>
+ * {@code from} must equal the folded state (a request is WAITING from its accepted ARRIVE); an accepted ARRIVE
+ * creates its request (REQUEST_STATE from none) and no other document creates one; a REQUEST_STATE to ADMITTED
+ * follows an ADMITTED decision for the request in its document, and every ADMITTED decision is followed by one.</li>
  * <li><b>I1</b> NODE_INSERTED under a live parent, of a node not live, with at least one page and depth = parent
  * depth + pages; NODE_SPLIT of a live non-root node into a new id, taking 1 .. pages-1 pages; NODE_DELETED of a
  * live non-root node without children; LOCKED or EVICTED of a node that is not live.</li>
@@ -215,6 +217,7 @@ public final class ShadowModel
             applyEffect(effects, i);
             state.flush();
         }
+        requestRules.endOfDocument(resultCode);
         opRules.checkAckEnded(input, resultCode);
         state.flush();
         endOfDocumentRules.endOfDocument();
@@ -307,6 +310,7 @@ public final class ShadowModel
                 if (type == EffectType.ADMITTED)
                 {
                     spliceRule.admitted(e, i);
+                    requestRules.admittedDecision(e.owner(i));
                 }
                 if (type == EffectType.ADMITTED && e.value1(i) > 0)
                 {

@@ -404,6 +404,66 @@ class InvariantAuditTest
         assertBreaks(f, Invariant.I12, bad, "DEVICE_MAMBA:5");
     }
 
+    /**
+     * Request 2 arrives (with or without its creation effect), is admitted without a prefix (with or without the
+     * ADMITTED decision), runs on its reset Mamba slot and finishes.
+     *
+     * @return the admission document's sequence.
+     */
+    private static long admitAndRunR2(final JournalFixture f, final boolean stated, final boolean decided)
+    {
+        upToFinish(f);
+        if (stated)
+        {
+            f.doc(InputType.ARRIVE).request(R2);
+        }
+        else
+        {
+            f.doc(InputType.ARRIVE).arrivedWithoutState(R2);
+        }
+        f.doc(InputType.PASS_BEGIN);
+        final JournalFixture.Doc admit = f.doc(InputType.ADMIT).request(R2).reserved(R2, 1, 0)
+            .alloc(MAMBA, 4, REQUEST, R2).reset(4);
+        if (decided)
+        {
+            admit.admitted(R2, -1, 0, 0, -1);
+        }
+        admit.state(R2, RequestState.WAITING, RequestState.ADMITTED);
+        f.doc(InputType.PASS_END);
+        f.doc(InputType.CHUNK).request(R2).state(R2, RequestState.ADMITTED, RequestState.RUNNING);
+        f.doc(InputType.FINISH).request(R2).free(MAMBA, 4, REQUEST, R2)
+            .state(R2, RequestState.RUNNING, RequestState.FINISHED);
+        return admit.sequence();
+    }
+
+    @Test
+    void i19ARequestMovedToAdmittedWithoutAnAdmittedDecision()
+    {
+        assertClean(through(f -> admitAndRunR2(f, true, true)).check());
+        final JournalFixture f = new JournalFixture();
+        final long bad = admitAndRunR2(f, true, false);
+        assertBreaks(f, Invariant.I19, bad, "request:2");
+    }
+
+    @Test
+    void i19AnAcceptedArrivalWithoutTheRequestsCreation()
+    {
+        final JournalFixture f = new JournalFixture();
+        final long admission = admitAndRunR2(f, false, true);
+        assertBreaks(f, Invariant.I19, admission - 2, "request:2");
+    }
+
+    @Test
+    void i19ARequestCreatedOutsideItsArrival()
+    {
+        final JournalFixture f = through(InvariantAuditTest::upToFinish);
+        final long bad = f.doc(InputType.TICK).state(R2, RequestState.NULL_VAL, RequestState.WAITING).sequence();
+        f.doc(InputType.PASS_BEGIN);
+        f.doc(InputType.ADMIT).request(R2).reserved(R2, 1, 0).alloc(MAMBA, 4, REQUEST, R2).reset(4)
+            .admitted(R2, -1, 0, 0, -1).state(R2, RequestState.WAITING, RequestState.ADMITTED);
+        assertBreaks(f, Invariant.I19, bad, "request:2");
+    }
+
     @Test
     void i19AnAcceptedAckThatEndsNoOp()
     {
