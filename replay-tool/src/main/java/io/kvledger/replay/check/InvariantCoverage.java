@@ -50,7 +50,9 @@ public final class InvariantCoverage
         row(Invariant.I5, Level.CHECKER, "shadow tree: lock receipts (no negative count, no double or foreign " +
             "release), locks left by ended requests and by ended ops (loads, copies, backups)");
         row(Invariant.I6, Level.PARTIAL, "evictions (EvictionRule): an EVICTED(MAMBA) names a node owning a " +
-            "Mamba state and releases it, an EVICTED(FULL) deletes the node, and a TICK that evicted fewer pages " +
+            "Mamba state and releases it, an EVICTED(FULL) deletes the node, a NODE_DELETED follows an " +
+            "EVICTED(FULL) of the node or the rollback of a failed or cancelled op that locked it, and a TICK that " +
+            "evicted fewer pages " +
             "than asked leaves no unlocked leaf (no node holding data is missing from the LRU); the engine's " +
             "evictable/protected counters are not journaled, RadixTree.verify() recounts them in explore and tests");
         row(Invariant.I7, Level.CHECKER, "shadow tree: EVICTED or NODE_DELETED of a node locked by an in-flight " +

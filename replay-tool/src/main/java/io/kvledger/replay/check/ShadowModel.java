@@ -71,7 +71,8 @@ import java.util.List;
  * deleted while locked is reported once (I7 when the eviction already was); its orphaned locks stop counting on
  * its ancestors and are not reported again as leaks. Receipts remember the node's incarnation: ids are reused.</li>
  * <li><b>I6</b> and <b>I11</b>: see {@link EvictionRule} (evictions take a node holding the component's data
- * and release it; a TICK that got fewer pages than it asked leaves no unlocked leaf) and {@link SpliceRule} (a load
+ * and release it; a node is deleted only after its EVICTED(FULL) or by the rollback of a failed or cancelled op
+ * that locked it; a TICK that got fewer pages than it asked leaves no unlocked leaf) and {@link SpliceRule} (a load
  * splices its request's staged hold whole, from a base inside it, and the tree slice it fills owns exactly the
  * load's device KV destinations).</li>
  * <li><b>I7</b> EVICTED(FULL) of a node whose FULL count (its subtree's locks) is above zero; EVICTED(MAMBA) of
@@ -257,6 +258,7 @@ public final class ShadowModel
             {
                 if (type == EffectType.NODE_DELETED)
                 {
+                    evictionRule.deleted(e, i);
                     tree.nodeDeleted(e, i);
                 }
                 else

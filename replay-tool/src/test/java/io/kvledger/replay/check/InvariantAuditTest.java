@@ -464,6 +464,29 @@ class InvariantAuditTest
         assertBreaks(f, Invariant.I19, bad, "request:2");
     }
 
+    private static long evictNode2(final JournalFixture f, final boolean noted)
+    {
+        upToFinish(f);
+        final JournalFixture.Doc tick = f.doc(InputType.TICK).evicted(NODE2, Component.MAMBA)
+            .free(MAMBA, TRACK, NODE, NODE2);
+        if (noted)
+        {
+            tick.evicted(NODE2, Component.FULL);
+        }
+        tick.free(KV, 2, NODE, NODE2).deleted(NODE2);
+        return tick.sequence();
+    }
+
+    @Test
+    void i6ANodeDeletedWithoutItsEviction()
+    {
+        assertClean(through(f -> evictNode2(f, true)).check());
+        final JournalFixture f = new JournalFixture();
+        final long bad = evictNode2(f, false);
+        f.doc(InputType.TICK);
+        assertBreaks(f, Invariant.I6, bad, "node:2");
+    }
+
     @Test
     void i19AnAcceptedAckThatEndsNoOp()
     {
