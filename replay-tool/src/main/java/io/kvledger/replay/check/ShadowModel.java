@@ -28,7 +28,9 @@ import java.util.List;
  * FINISHED or ABORTED; PENDING_FREE must name a live op that targets the slot; an unknown pool or id is I12 too.
  * At the end of a document, a device slot still owned by (or parked for) an op that ended in it, or still owned by
  * a request that ended in it, is a leak. KV pages move between nodes only from a node to the new parent of a
- * NODE_SPLIT of the same document.</li>
+ * NODE_SPLIT of the same document. At the end of the document that queued it, a BACKUP reads only device data of
+ * its node: the node's own Mamba slot, KV pages of nodes on its path (a slot still owned by a request, a missing
+ * donation, is not the node's state).</li>
  * <li><b>I8</b> a host slot handed to a NODE.</li>
  * <li><b>I9</b> at the end of a document: a host slot still owned by a request that had HOLD_DROPPED or ended in
  * it, or owned by (parked for) an op that ended in it.</li>

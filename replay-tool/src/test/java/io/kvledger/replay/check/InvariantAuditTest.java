@@ -487,6 +487,40 @@ class InvariantAuditTest
         assertBreaks(f, Invariant.I6, bad, "node:2");
     }
 
+    /**
+     * Request 1 caches its page in a CHUNK (node 2), with or without donating its tracking slot to node 2 as the
+     * checkpoint, takes a fresh tracking slot, and node 2 is backed up with its Mamba state.
+     *
+     * @return the backup's document.
+     */
+    private static long chunkAndBackUp(final JournalFixture f, final boolean donated)
+    {
+        upToAck(f);
+        final JournalFixture.Doc chunk = f.doc(InputType.CHUNK).request(R1)
+            .inserted(NODE2, NODE1, 1, 3)
+            .transition(KV, 2, REQUEST, R1, NODE, NODE2);
+        if (donated)
+        {
+            chunk.transition(MAMBA, TRACK, REQUEST, R1, NODE, NODE2).reset(TRACK);
+        }
+        chunk.alloc(MAMBA, 3, REQUEST, R1).reset(3);
+        return f.doc(InputType.TICK)
+            .alloc(HOST_KV, 2, OP, BACKUP).alloc(JournalFixture.HOST_MAMBA, 1, OP, BACKUP)
+            .queued(BACKUP, OpKind.BACKUP, NODE2, JournalFixture.read(KV, 2), JournalFixture.read(MAMBA, TRACK),
+                write(HOST_KV, 2), write(JournalFixture.HOST_MAMBA, 1))
+            .locked(NODE2, Component.FULL, OP, BACKUP, 3)
+            .launched(BACKUP, OpKind.BACKUP).sequence();
+    }
+
+    @Test
+    void i12ABackupReadingAMambaSlotItsNodeDoesNotOwn()
+    {
+        assertClean(through(f -> chunkAndBackUp(f, true)).check());
+        final JournalFixture f = new JournalFixture();
+        final long bad = chunkAndBackUp(f, false);
+        assertBreaks(f, Invariant.I12, bad, "DEVICE_MAMBA:1");
+    }
+
     @Test
     void i19AnAcceptedAckThatEndsNoOp()
     {
