@@ -42,6 +42,14 @@ final class DocumentScope
     final List<ShadowSlot> handedOver = new ArrayList<>();
     final OrderedLongSet droppedHolds = new OrderedLongSet();
     final OrderedLongSet endedRequests = new OrderedLongSet();
+    /** Requests with an ADMITTED decision in this document. */
+    final OrderedLongSet admittedDecisions = new OrderedLongSet();
+    /** Requests moved to ADMITTED by a REQUEST_STATE in this document. */
+    final OrderedLongSet admittedStates = new OrderedLongSet();
+    /** Ops named by an OP_ACKED, OP_FAILED or OP_CANCELLED in this document (legal or not). */
+    final OrderedLongSet completedOps = new OrderedLongSet();
+    /** Whether this document's REQUEST_STATE effects created the request its ARRIVE names. */
+    boolean arrivalStated;
     final Set<SplitPair> splitPairs = new HashSet<>();
     ShadowOp expectingTargets;
     long targetsRemaining;
@@ -73,6 +81,10 @@ final class DocumentScope
         }
         droppedHolds.clear();
         endedRequests.clear();
+        admittedDecisions.clear();
+        admittedStates.clear();
+        arrivalStated = false;
+        completedOps.clear();
         if (!splitPairs.isEmpty())
         {
             splitPairs.clear();

@@ -200,9 +200,18 @@ final class EndOfDocumentRules extends ShadowPart
 
     void settleQueuedTargets(final ShadowOp op)
     {
+        boolean readReported = false;
         for (final OpTarget target : op.targets)
         {
             final ShadowSlot slot = slotAt(target.pool, target.slot);
+            if (op.kind == OpKind.BACKUP && !target.write() && slot.state != SlotState.FREE && !readReported &&
+                !backupMayRead(op, slot))
+            {
+                readReported = true;
+                slotFinding(Invariant.I12, slot, op.label() + " of node " + op.owner + " was queued to read it but " +
+                    "it is " + slot.label() + ": a backup copies " + (slot.pool == Pool.DEVICE_MAMBA ?
+                    "its node's own Mamba checkpoint" : "KV pages of its node's path") + " only");
+            }
             if (slot.state != SlotState.FREE)
             {
                 target.allowedState = slot.state;
@@ -218,6 +227,41 @@ final class EndOfDocumentRules extends ShadowPart
                     "copy runs");
             }
         }
+    }
+
+    /**
+     * I12: the device data a backup reads belongs to its node, as DESIGN has it (the new pages of a cached node and
+     * its checkpoint): a device Mamba slot owned by that node, KV pages owned by it or by an ancestor on its path.
+     * A slot still owned by a request (a missing donation) is stored to L3 as the node's data while the request
+     * keeps writing it.
+     */
+    private boolean backupMayRead(final ShadowOp op, final ShadowSlot slot)
+    {
+        if (slot.pool != Pool.DEVICE_KV && slot.pool != Pool.DEVICE_MAMBA)
+        {
+            return true;
+        }
+        if (slot.state != SlotState.NODE)
+        {
+            return false;
+        }
+        if (slot.pool == Pool.DEVICE_MAMBA)
+        {
+            return slot.owner == op.owner;
+        }
+        final ShadowNode node = tree.liveNode(op.owner);
+        if (node == null)
+        {
+            return true;
+        }
+        for (final ShadowNode n : tree.path(node))
+        {
+            if (n.id == slot.owner)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     void checkCursors()

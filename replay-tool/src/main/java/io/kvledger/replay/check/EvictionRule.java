@@ -22,6 +22,9 @@ import java.util.List;
  * by the end of the document the node owns none (the eviction released its value).</li>
  * <li>EVICTED(FULL) deletes the node with its pages: the same incarnation is not live at the end of the
  * document.</li>
+ * <li>Conversely, a NODE_DELETED follows an EVICTED(FULL) of the node in the same document, or deletes a leaf that
+ * a load or copy filled when that op fails or is cancelled in the document (its rollback; the op locked the node).
+ * Any other deletion took pages out of the tree without an eviction of the LRU.</li>
  * <li>A TICK asking for N pages that evicted fewer leaves no evictable leaf (a live leaf with no FULL or MAMBA lock,
  * which also covers loading nodes: a load locks the nodes it fills): the pages it could not free were protected,
  * not missing from the LRU or miscounted. Checked at the end of the document, after the TICK's parked fetches and
@@ -37,7 +40,13 @@ final class EvictionRule extends ShadowPart
     {
     }
 
+    /** A node deleted in this document without an EVICTED(FULL) of it before, and the ops locking it then. */
+    private record Deletion(long node, List<Long> lockingOps)
+    {
+    }
+
     private final List<Eviction> evictions = new ArrayList<>();
+    private final List<Deletion> deletions = new ArrayList<>();
     private long evictedPages;
 
     EvictionRule(final ShadowState state)
@@ -49,6 +58,7 @@ final class EvictionRule extends ShadowPart
     void begin()
     {
         evictions.clear();
+        deletions.clear();
         evictedPages = 0;
     }
 
@@ -75,6 +85,56 @@ final class EvictionRule extends ShadowPart
     }
 
     /**
+     * NODE_DELETED, before the tree folds it. A node leaves the tree by a FULL eviction (EVICTED(FULL) of it earlier
+     * in the document) or, a leaf a load or copy filled, by the rollback of that op (its op lock released or still
+     * held, the op FAILED or CANCELLED in the document; checked at the end of the document).
+     */
+    void deleted(final EffectList e, final int i)
+    {
+        final ShadowNode node = tree.liveNode(e.id(i));
+        if (node == null || node.id == ROOT)
+        {
+            return;
+        }
+        for (final Eviction eviction : evictions)
+        {
+            if (eviction.node() == node.id && eviction.life() == node.life && eviction.component() == Component.FULL)
+            {
+                return;
+            }
+        }
+        final List<Long> lockingOps = new ArrayList<>(2);
+        for (final LockReceipt receipt : tree.receiptsOn(node.id, false))
+        {
+            if (receipt.holderKind() == SlotState.OP)
+            {
+                lockingOps.add(receipt.holder());
+            }
+        }
+        for (final LockReceipt receipt : scope.opUnlocks)
+        {
+            if (receipt.node() == node.id && receipt.life() == node.life)
+            {
+                lockingOps.add(receipt.holder());
+            }
+        }
+        deletions.add(new Deletion(node.id, lockingOps));
+    }
+
+    private boolean rolledBack(final Deletion deletion)
+    {
+        for (final ShadowOp op : scope.ended)
+        {
+            if ((op.state == ShadowOp.State.FAILED || op.state == ShadowOp.State.CANCELLED) &&
+                deletion.lockingOps().contains(op.id))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * End of a document: evictions released what they took, and a TICK that got less than it asked left nothing
      * evictable.
      *
@@ -82,6 +142,15 @@ final class EvictionRule extends ShadowPart
      */
     void endOfDocument(final InputRecord input)
     {
+        for (final Deletion deletion : deletions)
+        {
+            if (!rolledBack(deletion))
+            {
+                nodeFinding(Invariant.I6, deletion.node(), "node " + deletion.node() + " deleted without an " +
+                    "EVICTED(FULL) of it and not by the rollback of a failed or cancelled op that locked it: its " +
+                    "pages left the tree without an eviction of the LRU");
+            }
+        }
         for (final Eviction eviction : evictions)
         {
             final ShadowNode node = tree.liveNode(eviction.node());

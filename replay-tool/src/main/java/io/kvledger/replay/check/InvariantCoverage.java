@@ -50,7 +50,9 @@ public final class InvariantCoverage
         row(Invariant.I5, Level.CHECKER, "shadow tree: lock receipts (no negative count, no double or foreign " +
             "release), locks left by ended requests and by ended ops (loads, copies, backups)");
         row(Invariant.I6, Level.PARTIAL, "evictions (EvictionRule): an EVICTED(MAMBA) names a node owning a " +
-            "Mamba state and releases it, an EVICTED(FULL) deletes the node, and a TICK that evicted fewer pages " +
+            "Mamba state and releases it, an EVICTED(FULL) deletes the node, a NODE_DELETED follows an " +
+            "EVICTED(FULL) of the node or the rollback of a failed or cancelled op that locked it, and a TICK that " +
+            "evicted fewer pages " +
             "than asked leaves no unlocked leaf (no node holding data is missing from the LRU); the engine's " +
             "evictable/protected counters are not journaled, RadixTree.verify() recounts them in explore and tests");
         row(Invariant.I7, Level.CHECKER, "shadow tree: EVICTED or NODE_DELETED of a node locked by an in-flight " +
@@ -67,7 +69,7 @@ public final class InvariantCoverage
             "exactly the load's DEVICE_KV write targets, its written Mamba node state on that last node");
         row(Invariant.I12, Level.CHECKER, "slot transition: from-state and previous owner must match the shadow " +
             "slot (double free, owner confusion, no-op hand-over, PENDING_FREE only to FREE), no owner that does not " +
-            "exist, leaks at owner's end");
+            "exist, leaks at owner's end; a backup reads only its node's Mamba state and KV pages of its node's path");
         row(Invariant.I13, Level.CHECKER, "op targets: a slot written by a queued or launched op (or read by a " +
             "launched one) is not freed or handed over until the op ends");
         row(Invariant.I14, Level.CHECKER, "Mamba states only on checkpoint nodes, one per node, never moved between " +
@@ -82,7 +84,9 @@ public final class InvariantCoverage
             "allocates; " +
             "every pool conserved (free + owned + pending = capacity) after every document");
         row(Invariant.I19, Level.CHECKER, "op and request lifecycles: QUEUED -> LAUNCHED -> ACKED|FAILED or " +
-            "QUEUED -> CANCELLED once, targets declared, request states in order");
+            "QUEUED -> CANCELLED once, targets declared, an accepted ACK ends the op it names (OP_ACKED if ok, " +
+            "OP_FAILED if not); request states in order, created only by the request's accepted ARRIVE (which " +
+            "must create it), ADMITTED only with an ADMITTED decision in the same document and vice versa");
         row(Invariant.I20, Level.NOT_CHECKED, "cannot be checked from the journal: kvledger journals one rank, " +
             "there is no second rank's log to compare");
     }

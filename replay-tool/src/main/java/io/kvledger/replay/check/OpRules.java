@@ -1,6 +1,8 @@
 package io.kvledger.replay.check;
 
 import io.kvledger.journal.EffectList;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
@@ -172,6 +174,7 @@ final class OpRules extends ShadowPart
 
     void opCompleted(final EffectList e, final int i, final ShadowOp.State terminal)
     {
+        scope.completedOps.add(e.id(i));
         final ShadowOp op = findOp(e.id(i));
         if (op == null)
         {
@@ -199,6 +202,40 @@ final class OpRules extends ShadowPart
         }
     }
 
+    /**
+     * I19: an accepted ACK ends the op it names in its own document, as OP_ACKED when the ACK says ok and OP_FAILED
+     * when it says failed (the engine answers an ACK it cannot apply with a negative result and no effects).
+     *
+     * @param input      the document's input.
+     * @param resultCode its result code.
+     */
+    void checkAckEnded(final InputRecord input, final int resultCode)
+    {
+        if (input.type() != InputType.ACK || resultCode < 0)
+        {
+            return;
+        }
+        final long id = input.op();
+        final ShadowOp.State expected = input.ok() ? ShadowOp.State.ACKED : ShadowOp.State.FAILED;
+        if (!scope.completedOps.contains(id))
+        {
+            final ShadowOp op = findOp(id);
+            opFinding(Invariant.I19, id, "accepted ACK (" + (input.ok() ? "ok" : "failed") + ") of " +
+                (op == null ? "op " + id : op.label() + " (" + op.state + ")") + " but its document has no OP_" +
+                expected.name() + " for it: the op it names does not end");
+            return;
+        }
+        for (int k = 0; k < scope.ended.size(); k++)
+        {
+            final ShadowOp ended = scope.ended.get(k);
+            if (ended.id == id && ended.state != expected)
+            {
+                opFinding(Invariant.I19, id, "ACK says " + (input.ok() ? "ok" : "failed") + " but " + ended.label() +
+                    " ended " + ended.state + " in its document");
+            }
+        }
+    }
+
     /** An acked load or copy-on-write defined the content of the Mamba slots it wrote (I16). */
     void defineWrittenMamba(final ShadowOp op)
     {
@@ -213,6 +250,7 @@ final class OpRules extends ShadowPart
 
     void opCancelled(final EffectList e, final int i)
     {
+        scope.completedOps.add(e.id(i));
         final ShadowOp op = findOp(e.id(i));
         if (op == null)
         {

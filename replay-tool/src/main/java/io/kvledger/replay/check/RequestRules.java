@@ -1,6 +1,8 @@
 package io.kvledger.replay.check;
 
 import io.kvledger.journal.EffectList;
+import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.RequestState;
 
 /**
@@ -40,6 +42,15 @@ final class RequestRules extends ShadowPart
         ShadowRequest request = requests.get(id);
         if (from == null)
         {
+            if (scope.input.type() == InputType.ARRIVE && scope.input.request() == id)
+            {
+                scope.arrivalStated = true;
+            }
+            else
+            {
+                requestFinding(Invariant.I19, id, "created (REQUEST_STATE from none) by a " + scope.input.type() +
+                    " document: a request is created only by its own ARRIVE");
+            }
             // creation (from "none"): accepted for a new id, or for the request this document's ARRIVE created
             if (request != null && !request.terminal() &&
                 !(request.state == RequestState.WAITING && request.stateSequence == scope.sequence))
@@ -80,6 +91,15 @@ final class RequestRules extends ShadowPart
                     " (since #" + request.stateSequence + ")");
             }
         }
+        if (to == RequestState.ADMITTED)
+        {
+            scope.admittedStates.add(id);
+            if (!scope.admittedDecisions.contains(id))
+            {
+                requestFinding(Invariant.I19, id, "moves from " + from + " to ADMITTED without an ADMITTED decision " +
+                    "for it earlier in the document: it runs, allocates and finishes without having been admitted");
+            }
+        }
         if (from == RequestState.ADMITTED && to == RequestState.RUNNING)
         {
             startedRequests.add(id);
@@ -91,6 +111,37 @@ final class RequestRules extends ShadowPart
             if (request.terminal())
             {
                 scope.endedRequests.add(id);
+            }
+        }
+    }
+
+    /** An ADMITTED decision: the request must move to ADMITTED later in the same document. */
+    void admittedDecision(final long id)
+    {
+        scope.admittedDecisions.add(id);
+    }
+
+    /**
+     * End of a document: an accepted ARRIVE created its request (REQUEST_STATE from none), and every ADMITTED
+     * decision moved its request to ADMITTED (I19: the request lifecycle in order, once).
+     *
+     * @param resultCode the document's result code.
+     */
+    void endOfDocument(final int resultCode)
+    {
+        final long arrived = scope.input.request();
+        if (scope.input.type() == InputType.ARRIVE && resultCode >= 0 && arrived != InputRecord.NULL_ID &&
+            !scope.arrivalStated)
+        {
+            requestFinding(Invariant.I19, arrived, "accepted ARRIVE of request " + arrived + " without its " +
+                "REQUEST_STATE none -> WAITING: the request never arrived in the journal's lifecycle");
+        }
+        for (final long id : scope.admittedDecisions)
+        {
+            if (!scope.admittedStates.contains(id))
+            {
+                requestFinding(Invariant.I19, id, "ADMITTED decision for request " + id + " but no REQUEST_STATE " +
+                    "moved it to ADMITTED in the document");
             }
         }
     }

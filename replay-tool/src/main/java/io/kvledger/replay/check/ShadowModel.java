@@ -28,7 +28,9 @@ import java.util.List;
  * FINISHED or ABORTED; PENDING_FREE must name a live op that targets the slot; an unknown pool or id is I12 too.
  * At the end of a document, a device slot still owned by (or parked for) an op that ended in it, or still owned by
  * a request that ended in it, is a leak. KV pages move between nodes only from a node to the new parent of a
- * NODE_SPLIT of the same document.</li>
+ * NODE_SPLIT of the same document. At the end of the document that queued it, a BACKUP reads only device data of
+ * its node: the node's own Mamba slot, KV pages of nodes on its path (a slot still owned by a request, a missing
+ * donation, is not the node's state).</li>
  * <li><b>I8</b> a host slot handed to a NODE.</li>
  * <li><b>I9</b> at the end of a document: a host slot still owned by a request that had HOLD_DROPPED or ended in
  * it, or owned by (parked for) an op that ended in it.</li>
@@ -55,8 +57,11 @@ import java.util.List;
  * {@code value1}; exceeding it, a DEFERRED, or a HOLD_DROPPED (other than FETCH_ABANDONED or DEVICE_COVERED,
  * which do not end the admission) is a violation. Pool conservation holds by construction and is re-checked.</li>
  * <li><b>I19</b> op lifecycle QUEUED, LAUNCHED, ACKED|FAILED or QUEUED, CANCELLED; OP_QUEUED followed by exactly
- * {@code value1} OP_TARGETs of that op; an op id queued again while live. Request lifecycle: REQUEST_STATE
- * {@code from} must equal the folded state (a request is WAITING from its accepted ARRIVE).</li>
+ * {@code value1} OP_TARGETs of that op; an op id queued again while live; an accepted ACK whose document does not
+ * end the op it names (OP_ACKED when the ACK says ok, OP_FAILED when not). Request lifecycle: REQUEST_STATE
+ * {@code from} must equal the folded state (a request is WAITING from its accepted ARRIVE); an accepted ARRIVE
+ * creates its request (REQUEST_STATE from none) and no other document creates one; a REQUEST_STATE to ADMITTED
+ * follows an ADMITTED decision for the request in its document, and every ADMITTED decision is followed by one.</li>
  * <li><b>I1</b> NODE_INSERTED under a live parent, of a node not live, with at least one page and depth = parent
  * depth + pages; NODE_SPLIT of a live non-root node into a new id, taking 1 .. pages-1 pages; NODE_DELETED of a
  * live non-root node without children; LOCKED or EVICTED of a node that is not live.</li>
@@ -68,7 +73,8 @@ import java.util.List;
  * deleted while locked is reported once (I7 when the eviction already was); its orphaned locks stop counting on
  * its ancestors and are not reported again as leaks. Receipts remember the node's incarnation: ids are reused.</li>
  * <li><b>I6</b> and <b>I11</b>: see {@link EvictionRule} (evictions take a node holding the component's data
- * and release it; a TICK that got fewer pages than it asked leaves no unlocked leaf) and {@link SpliceRule} (a load
+ * and release it; a node is deleted only after its EVICTED(FULL) or by the rollback of a failed or cancelled op
+ * that locked it; a TICK that got fewer pages than it asked leaves no unlocked leaf) and {@link SpliceRule} (a load
  * splices its request's staged hold whole, from a base inside it, and the tree slice it fills owns exactly the
  * load's device KV destinations).</li>
  * <li><b>I7</b> EVICTED(FULL) of a node whose FULL count (its subtree's locks) is above zero; EVICTED(MAMBA) of
@@ -214,6 +220,9 @@ public final class ShadowModel
             applyEffect(effects, i);
             state.flush();
         }
+        requestRules.endOfDocument(resultCode);
+        opRules.checkAckEnded(input, resultCode);
+        state.flush();
         endOfDocumentRules.endOfDocument();
         spliceRule.endOfDocument();
         evictionRule.endOfDocument(input);
@@ -251,6 +260,7 @@ public final class ShadowModel
             {
                 if (type == EffectType.NODE_DELETED)
                 {
+                    evictionRule.deleted(e, i);
                     tree.nodeDeleted(e, i);
                 }
                 else
@@ -304,6 +314,7 @@ public final class ShadowModel
                 if (type == EffectType.ADMITTED)
                 {
                     spliceRule.admitted(e, i);
+                    requestRules.admittedDecision(e.owner(i));
                 }
                 if (type == EffectType.ADMITTED && e.value1(i) > 0)
                 {

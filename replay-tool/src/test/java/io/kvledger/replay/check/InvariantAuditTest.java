@@ -404,6 +404,146 @@ class InvariantAuditTest
         assertBreaks(f, Invariant.I12, bad, "DEVICE_MAMBA:5");
     }
 
+    /**
+     * Request 2 arrives (with or without its creation effect), is admitted without a prefix (with or without the
+     * ADMITTED decision), runs on its reset Mamba slot and finishes.
+     *
+     * @return the admission document's sequence.
+     */
+    private static long admitAndRunR2(final JournalFixture f, final boolean stated, final boolean decided)
+    {
+        upToFinish(f);
+        if (stated)
+        {
+            f.doc(InputType.ARRIVE).request(R2);
+        }
+        else
+        {
+            f.doc(InputType.ARRIVE).arrivedWithoutState(R2);
+        }
+        f.doc(InputType.PASS_BEGIN);
+        final JournalFixture.Doc admit = f.doc(InputType.ADMIT).request(R2).reserved(R2, 1, 0)
+            .alloc(MAMBA, 4, REQUEST, R2).reset(4);
+        if (decided)
+        {
+            admit.admitted(R2, -1, 0, 0, -1);
+        }
+        admit.state(R2, RequestState.WAITING, RequestState.ADMITTED);
+        f.doc(InputType.PASS_END);
+        f.doc(InputType.CHUNK).request(R2).state(R2, RequestState.ADMITTED, RequestState.RUNNING);
+        f.doc(InputType.FINISH).request(R2).free(MAMBA, 4, REQUEST, R2)
+            .state(R2, RequestState.RUNNING, RequestState.FINISHED);
+        return admit.sequence();
+    }
+
+    @Test
+    void i19ARequestMovedToAdmittedWithoutAnAdmittedDecision()
+    {
+        assertClean(through(f -> admitAndRunR2(f, true, true)).check());
+        final JournalFixture f = new JournalFixture();
+        final long bad = admitAndRunR2(f, true, false);
+        assertBreaks(f, Invariant.I19, bad, "request:2");
+    }
+
+    @Test
+    void i19AnAcceptedArrivalWithoutTheRequestsCreation()
+    {
+        final JournalFixture f = new JournalFixture();
+        final long admission = admitAndRunR2(f, false, true);
+        assertBreaks(f, Invariant.I19, admission - 2, "request:2");
+    }
+
+    @Test
+    void i19ARequestCreatedOutsideItsArrival()
+    {
+        final JournalFixture f = through(InvariantAuditTest::upToFinish);
+        final long bad = f.doc(InputType.TICK).state(R2, RequestState.NULL_VAL, RequestState.WAITING).sequence();
+        f.doc(InputType.PASS_BEGIN);
+        f.doc(InputType.ADMIT).request(R2).reserved(R2, 1, 0).alloc(MAMBA, 4, REQUEST, R2).reset(4)
+            .admitted(R2, -1, 0, 0, -1).state(R2, RequestState.WAITING, RequestState.ADMITTED);
+        assertBreaks(f, Invariant.I19, bad, "request:2");
+    }
+
+    private static long evictNode2(final JournalFixture f, final boolean noted)
+    {
+        upToFinish(f);
+        final JournalFixture.Doc tick = f.doc(InputType.TICK).evicted(NODE2, Component.MAMBA)
+            .free(MAMBA, TRACK, NODE, NODE2);
+        if (noted)
+        {
+            tick.evicted(NODE2, Component.FULL);
+        }
+        tick.free(KV, 2, NODE, NODE2).deleted(NODE2);
+        return tick.sequence();
+    }
+
+    @Test
+    void i6ANodeDeletedWithoutItsEviction()
+    {
+        assertClean(through(f -> evictNode2(f, true)).check());
+        final JournalFixture f = new JournalFixture();
+        final long bad = evictNode2(f, false);
+        f.doc(InputType.TICK);
+        assertBreaks(f, Invariant.I6, bad, "node:2");
+    }
+
+    /**
+     * Request 1 caches its page in a CHUNK (node 2), with or without donating its tracking slot to node 2 as the
+     * checkpoint, takes a fresh tracking slot, and node 2 is backed up with its Mamba state.
+     *
+     * @return the backup's document.
+     */
+    private static long chunkAndBackUp(final JournalFixture f, final boolean donated)
+    {
+        upToAck(f);
+        final JournalFixture.Doc chunk = f.doc(InputType.CHUNK).request(R1)
+            .inserted(NODE2, NODE1, 1, 3)
+            .transition(KV, 2, REQUEST, R1, NODE, NODE2);
+        if (donated)
+        {
+            chunk.transition(MAMBA, TRACK, REQUEST, R1, NODE, NODE2).reset(TRACK);
+        }
+        chunk.alloc(MAMBA, 3, REQUEST, R1).reset(3);
+        return f.doc(InputType.TICK)
+            .alloc(HOST_KV, 2, OP, BACKUP).alloc(JournalFixture.HOST_MAMBA, 1, OP, BACKUP)
+            .queued(BACKUP, OpKind.BACKUP, NODE2, JournalFixture.read(KV, 2), JournalFixture.read(MAMBA, TRACK),
+                write(HOST_KV, 2), write(JournalFixture.HOST_MAMBA, 1))
+            .locked(NODE2, Component.FULL, OP, BACKUP, 3)
+            .launched(BACKUP, OpKind.BACKUP).sequence();
+    }
+
+    @Test
+    void i12ABackupReadingAMambaSlotItsNodeDoesNotOwn()
+    {
+        assertClean(through(f -> chunkAndBackUp(f, true)).check());
+        final JournalFixture f = new JournalFixture();
+        final long bad = chunkAndBackUp(f, false);
+        assertBreaks(f, Invariant.I12, bad, "DEVICE_MAMBA:1");
+    }
+
+    @Test
+    void i19AnAcceptedAckThatEndsNoOp()
+    {
+        final JournalFixture f = new JournalFixture();
+        Scenarios.staged(f);
+        Scenarios.admit(f, true);
+        Scenarios.launch(f);
+        final long bad = f.doc(InputType.ACK).op(LOAD).ok(true).sequence();
+        Scenarios.ack(f);
+        assertBreaks(f, Invariant.I19, bad, "op:102");
+    }
+
+    @Test
+    void i19AFailedAckThatAcksItsOp()
+    {
+        final JournalFixture f = new JournalFixture();
+        Scenarios.staged(f);
+        Scenarios.admit(f, true);
+        Scenarios.launch(f);
+        final long bad = Scenarios.ack(f).ok(false).sequence();
+        assertBreaks(f, Invariant.I19, bad, "op:102");
+    }
+
     @Test
     void i20IsListedAsNotChecked()
     {

@@ -193,8 +193,8 @@ class InvariantCheckerBugTest
     {
         final JournalFixture f = new JournalFixture();
         f.doc(InputType.ARRIVE).request(R2);
-        f.doc(InputType.ADMIT).request(R2).alloc(MAMBA, 3, REQUEST, R2).reset(3)
-            .state(R2, RequestState.WAITING, RequestState.ADMITTED);
+        f.doc(InputType.ADMIT).request(R2).reserved(R2, 1, 0).alloc(MAMBA, 3, REQUEST, R2).reset(3)
+            .admitted(R2, -1, 0, 0, -1).state(R2, RequestState.WAITING, RequestState.ADMITTED);
         // DOUBLE_FREE_ON_ABORT
         final long abort = f.doc(InputType.ABORT).request(R2)
             .free(MAMBA, 3, REQUEST, R2).free(MAMBA, 3, REQUEST, R2)

@@ -51,7 +51,22 @@ final class JournalFixture
         final EffectList effects = new EffectList(8);
         int result;
 
+        /**
+         * The input's request; an ARRIVE document opens with the request's creation (REQUEST_STATE none to
+         * WAITING), as the engine journals it.
+         */
         Doc request(final long request)
+        {
+            input.request(request);
+            if (input.type() == InputType.ARRIVE && effects.size() == 0)
+            {
+                state(request, RequestState.NULL_VAL, RequestState.WAITING);
+            }
+            return this;
+        }
+
+        /** An ARRIVE of the request without its creation effect (the journal lost it). */
+        Doc arrivedWithoutState(final long request)
         {
             input.request(request);
             return this;
