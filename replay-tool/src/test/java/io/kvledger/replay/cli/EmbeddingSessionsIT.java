@@ -2,7 +2,6 @@ package io.kvledger.replay.cli;
 
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.effect.ResultCode;
-import io.kvledger.engine.runtime.KvLedger;
 import io.kvledger.engine.runtime.KvLedgerOptions;
 import io.kvledger.engine.runtime.Session;
 import org.junit.jupiter.api.Test;
@@ -10,10 +9,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static io.kvledger.replay.cli.CliRun.kvledger;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * Issue 9, part 5, through the embedding API: four threads, each with its own {@link Session}, make valid and
@@ -39,38 +36,7 @@ class EmbeddingSessionsIT
         options.copyDelayMaxNs = 400_000;
         options.copyFailureProbability = 0.02;
         options.label = "sessions";
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final KvLedger ledger = KvLedger.open(options);
-        try
-        {
-            final Thread[] threads = new Thread[THREADS];
-            for (int t = 0; t < THREADS; t++)
-            {
-                final int id = t;
-                threads[t] = new Thread(() ->
-                {
-                    try
-                    {
-                        drive(ledger.session(), id);
-                    }
-                    catch (final Throwable ex)
-                    {
-                        failure.compareAndSet(null, ex);
-                    }
-                }, "session-" + t);
-                threads[t].start();
-            }
-            for (final Thread thread : threads)
-            {
-                thread.join(120_000);
-            }
-        }
-        finally
-        {
-            ledger.close();
-        }
-        assertNull(failure.get(), () -> "a session thread failed: " + failure.get());
-        assertNull(ledger.loop().failure(), "the engine stopped");
+        SessionThreads.serve(options, THREADS, 120_000, EmbeddingSessionsIT::drive);
         kvledger("check", options.journalDir).exits(0);
         kvledger("replay", options.journalDir).exits(0);
     }

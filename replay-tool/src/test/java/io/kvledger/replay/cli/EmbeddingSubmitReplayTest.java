@@ -3,7 +3,6 @@ package io.kvledger.replay.cli;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.api.Decision;
 import io.kvledger.engine.effect.ResultCode;
-import io.kvledger.engine.runtime.KvLedger;
 import io.kvledger.engine.runtime.KvLedgerOptions;
 import io.kvledger.engine.runtime.Session;
 import io.kvledger.journal.InputRecord;
@@ -13,10 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static io.kvledger.replay.cli.CliRun.kvledger;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -47,38 +44,7 @@ class EmbeddingSubmitReplayTest
         options.copyDelayMinNs = 10_000;
         options.copyDelayMaxNs = 300_000;
         options.copyFailureProbability = 0.03;
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final KvLedger ledger = KvLedger.open(options);
-        try
-        {
-            final Thread[] threads = new Thread[THREADS];
-            for (int t = 0; t < THREADS; t++)
-            {
-                final int id = t;
-                threads[t] = new Thread(() ->
-                {
-                    try
-                    {
-                        serve(ledger.session(), id);
-                    }
-                    catch (final Throwable ex)
-                    {
-                        failure.compareAndSet(null, ex);
-                    }
-                }, "server-" + t);
-                threads[t].start();
-            }
-            for (final Thread thread : threads)
-            {
-                thread.join(60_000);
-            }
-        }
-        finally
-        {
-            ledger.close();
-        }
-        assertNull(failure.get(), () -> "a server thread failed: " + failure.get());
-        assertNull(ledger.loop().failure(), "the engine stopped");
+        SessionThreads.serve(options, THREADS, 60_000, EmbeddingSubmitReplayTest::serve);
         final CliRun replay = kvledger("replay", options.journalDir).exits(0);
         assertTrue(replay.out().startsWith("identical: "), replay.out());
         kvledger("check", options.journalDir).exits(0);
