@@ -84,9 +84,10 @@ public final class InvariantCoverage
             "allocates; " +
             "every pool conserved (free + owned + pending = capacity) after every document");
         row(Invariant.I19, Level.CHECKER, "op and request lifecycles: QUEUED -> LAUNCHED -> ACKED|FAILED or " +
-            "QUEUED -> CANCELLED once, targets declared, an accepted ACK ends the op it names (OP_ACKED if ok, " +
-            "OP_FAILED if not); request states in order, created only by the request's accepted ARRIVE (which " +
-            "must create it), ADMITTED only with an ADMITTED decision in the same document and vice versa");
+            "QUEUED -> CANCELLED once, targets declared, an accepted ACK, STORAGE_HIT or FETCH_DONE ends the op it " +
+            "names (OP_ACKED if ok, OP_FAILED if not); request states in order, created only by the request's " +
+            "accepted ARRIVE (which must create it), ADMITTED only with an ADMITTED decision in the same document " +
+            "and vice versa");
         row(Invariant.I20, Level.NOT_CHECKED, "cannot be checked from the journal: kvledger journals one rank, " +
             "there is no second rank's log to compare");
     }

@@ -2,6 +2,7 @@ package io.kvledger.replay.check;
 
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.OpKind;
@@ -203,24 +204,29 @@ final class OpRules extends ShadowPart
     }
 
     /**
-     * I19: an accepted ACK ends the op it names in its own document, as OP_ACKED when the ACK says ok and OP_FAILED
-     * when it says failed (the engine answers an ACK it cannot apply with a negative result and no effects).
+     * I19: an accepted input that answers an op ends the op it names in its own document (the engine answers one it
+     * cannot apply with a negative result and no effects): an ACK as OP_ACKED when it says ok and OP_FAILED when it
+     * says failed; a STORAGE_HIT its QUERY as OP_FAILED when the query failed (value3), else OP_ACKED; a FETCH_DONE
+     * its FETCH as OP_ACKED when ok (complete or short: a short fetch drops the hold, not the op), else OP_FAILED.
      *
      * @param input      the document's input.
      * @param resultCode its result code.
      */
-    void checkAckEnded(final InputRecord input, final int resultCode)
+    void checkAnswerEnded(final InputRecord input, final int resultCode)
     {
-        if (input.type() != InputType.ACK || resultCode < 0)
+        final InputType type = input.type();
+        if (resultCode < 0 || (type != InputType.ACK && type != InputType.STORAGE_HIT && type != InputType.FETCH_DONE))
         {
             return;
         }
         final long id = input.op();
-        final ShadowOp.State expected = input.ok() ? ShadowOp.State.ACKED : ShadowOp.State.FAILED;
+        final boolean ok = type == InputType.STORAGE_HIT ? !Inputs.queryFailed(input) : input.ok();
+        final ShadowOp.State expected = ok ? ShadowOp.State.ACKED : ShadowOp.State.FAILED;
+        final String answer = "accepted " + type + " (" + (ok ? "ok" : "failed") + ")";
         if (!scope.completedOps.contains(id))
         {
             final ShadowOp op = findOp(id);
-            opFinding(Invariant.I19, id, "accepted ACK (" + (input.ok() ? "ok" : "failed") + ") of " +
+            opFinding(Invariant.I19, id, answer + " of " +
                 (op == null ? "op " + id : op.label() + " (" + op.state + ")") + " but its document has no OP_" +
                 expected.name() + " for it: the op it names does not end");
             return;
@@ -230,8 +236,8 @@ final class OpRules extends ShadowPart
             final ShadowOp ended = scope.ended.get(k);
             if (ended.id == id && ended.state != expected)
             {
-                opFinding(Invariant.I19, id, "ACK says " + (input.ok() ? "ok" : "failed") + " but " + ended.label() +
-                    " ended " + ended.state + " in its document");
+                opFinding(Invariant.I19, id, answer + " but " + ended.label() + " ended " + ended.state +
+                    " in its document");
             }
         }
     }

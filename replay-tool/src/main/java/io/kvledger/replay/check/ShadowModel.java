@@ -57,8 +57,9 @@ import java.util.List;
  * {@code value1}; exceeding it, a DEFERRED, or a HOLD_DROPPED (other than FETCH_ABANDONED or DEVICE_COVERED,
  * which do not end the admission) is a violation. Pool conservation holds by construction and is re-checked.</li>
  * <li><b>I19</b> op lifecycle QUEUED, LAUNCHED, ACKED|FAILED or QUEUED, CANCELLED; OP_QUEUED followed by exactly
- * {@code value1} OP_TARGETs of that op; an op id queued again while live; an accepted ACK whose document does not
- * end the op it names (OP_ACKED when the ACK says ok, OP_FAILED when not). Request lifecycle: REQUEST_STATE
+ * {@code value1} OP_TARGETs of that op; an op id queued again while live; an accepted ACK, STORAGE_HIT or FETCH_DONE
+ * whose document does not end the op it names (OP_ACKED when it says ok, OP_FAILED when not; a STORAGE_HIT says
+ * failed when its query failed). Request lifecycle: REQUEST_STATE
  * {@code from} must equal the folded state (a request is WAITING from its accepted ARRIVE); an accepted ARRIVE
  * creates its request (REQUEST_STATE from none) and no other document creates one; a REQUEST_STATE to ADMITTED
  * follows an ADMITTED decision for the request in its document, and every ADMITTED decision is followed by one.</li>
@@ -221,7 +222,7 @@ public final class ShadowModel
             state.flush();
         }
         requestRules.endOfDocument(resultCode);
-        opRules.checkAckEnded(input, resultCode);
+        opRules.checkAnswerEnded(input, resultCode);
         state.flush();
         endOfDocumentRules.endOfDocument();
         spliceRule.endOfDocument();

@@ -544,6 +544,64 @@ class InvariantAuditTest
         assertBreaks(f, Invariant.I19, bad, "op:102");
     }
 
+    /** Arrive and query, the L3 answer (built by {@code hit}), the fetch done: request 1 holds a staged hold. */
+    private static void stagedThrough(final JournalFixture f, final Consumer<JournalFixture.Doc> hit,
+        final Consumer<JournalFixture.Doc> fetchDone)
+    {
+        f.doc(InputType.ARRIVE).request(R1).queued(Scenarios.QUERY, OpKind.QUERY, R1)
+            .launched(Scenarios.QUERY, OpKind.QUERY);
+        final JournalFixture.Doc storageHit = f.doc(InputType.STORAGE_HIT).request(R1).op(Scenarios.QUERY);
+        hit.accept(storageHit);
+        storageHit.alloc(HOST_KV, 0, OP, Scenarios.FETCH).alloc(HOST_KV, 1, OP, Scenarios.FETCH)
+            .alloc(JournalFixture.HOST_MAMBA, 0, OP, Scenarios.FETCH)
+            .queued(Scenarios.FETCH, OpKind.FETCH, R1, write(HOST_KV, 0), write(HOST_KV, 1),
+                write(JournalFixture.HOST_MAMBA, 0))
+            .launched(Scenarios.FETCH, OpKind.FETCH);
+        final JournalFixture.Doc done = f.doc(InputType.FETCH_DONE).request(R1).op(Scenarios.FETCH);
+        fetchDone.accept(done);
+        done.transition(HOST_KV, 0, OP, Scenarios.FETCH, REQUEST, R1)
+            .transition(HOST_KV, 1, OP, Scenarios.FETCH, REQUEST, R1)
+            .transition(JournalFixture.HOST_MAMBA, 0, OP, Scenarios.FETCH, REQUEST, R1)
+            .staged(R1, Scenarios.FETCH, 2).state(R1, RequestState.WAITING, RequestState.STAGED);
+    }
+
+    @Test
+    void i19AnAcceptedStorageHitThatEndsNoQuery()
+    {
+        assertClean(through(f -> stagedThrough(f, hit -> hit.acked(Scenarios.QUERY, OpKind.QUERY),
+            done -> done.acked(Scenarios.FETCH, OpKind.FETCH))).check());
+        final JournalFixture f = through(g -> stagedThrough(g, hit -> { },
+            done -> done.acked(Scenarios.FETCH, OpKind.FETCH)));
+        assertBreaks(f, Invariant.I19, 2, "op:100");
+    }
+
+    @Test
+    void i19AFailedQueryThatAcksItsOp()
+    {
+        final JournalFixture f = new JournalFixture();
+        f.doc(InputType.ARRIVE).request(R1).queued(Scenarios.QUERY, OpKind.QUERY, R1)
+            .launched(Scenarios.QUERY, OpKind.QUERY);
+        final long bad = f.doc(InputType.STORAGE_HIT).request(R1).op(Scenarios.QUERY).queryFailed()
+            .acked(Scenarios.QUERY, OpKind.QUERY).sequence();
+        assertBreaks(f, Invariant.I19, bad, "op:100");
+    }
+
+    @Test
+    void i19AnAcceptedFetchDoneThatEndsNoFetch()
+    {
+        final JournalFixture f = through(g -> stagedThrough(g, hit -> hit.acked(Scenarios.QUERY, OpKind.QUERY),
+            done -> { }));
+        assertBreaks(f, Invariant.I19, 3, "op:101");
+    }
+
+    @Test
+    void i19AFailedFetchDoneThatAcksItsFetch()
+    {
+        final JournalFixture f = through(g -> stagedThrough(g, hit -> hit.acked(Scenarios.QUERY, OpKind.QUERY),
+            done -> done.ok(false).acked(Scenarios.FETCH, OpKind.FETCH)));
+        assertBreaks(f, Invariant.I19, 3, "op:101");
+    }
+
     @Test
     void i20IsListedAsNotChecked()
     {

@@ -466,8 +466,8 @@ class InvariantCheckerBugTest
     void shouldAcceptAHandOverToTheFetchRequesterOnlyAtItsFetchDone()
     {
         final JournalFixture f = new JournalFixture();
-        f.doc(InputType.ARRIVE).request(R1);
-        f.doc(InputType.STORAGE_HIT).request(R1)
+        f.doc(InputType.ARRIVE).request(R1).queued(100, OpKind.QUERY, R1).launched(100, OpKind.QUERY);
+        f.doc(InputType.STORAGE_HIT).request(R1).op(100).acked(100, OpKind.QUERY)
             .alloc(HOST_KV, 0, OP, 101)
             .queued(101, OpKind.FETCH, R1, write(HOST_KV, 0)).launched(101, OpKind.FETCH);
         // hold handed over before the fetch is acked, in the fetch's own FETCH_DONE: fine

@@ -78,6 +78,13 @@ final class JournalFixture
             return this;
         }
 
+        /** A STORAGE_HIT whose L3 query failed (value3 = 1). */
+        Doc queryFailed()
+        {
+            input.value3(1);
+            return this;
+        }
+
         Doc evictPages(final long pages)
         {
             input.value1(pages);
