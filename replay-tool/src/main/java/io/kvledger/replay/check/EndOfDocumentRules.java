@@ -14,6 +14,7 @@ import java.util.Set;
 
 /**
  * The checks that run at the end of each document: the I19 short OP_TARGET block, I13 for targets queued FREE,
+ * I12/I9 for what a backup, copy-on-write, load or storage write queued in it reads,
  * launches in the queuing document and confirmed suspicions, I17 stale cursors, I3 admitted prefixes, I16
  * undefined Mamba content at a request's first forward, I9/I12 slot leaks and I5 lock leaks of ended ops and
  * requests (and host staging past a HOLD_DROPPED), I2/I4/I14 node ownership, I18 pool conservation; then the
@@ -204,13 +205,9 @@ final class EndOfDocumentRules extends ShadowPart
         for (final OpTarget target : op.targets)
         {
             final ShadowSlot slot = slotAt(target.pool, target.slot);
-            if (op.kind == OpKind.BACKUP && !target.write() && slot.state != SlotState.FREE && !readReported &&
-                !backupMayRead(op, slot))
+            if (!target.write() && slot.state != SlotState.FREE && !readReported)
             {
-                readReported = true;
-                slotFinding(Invariant.I12, slot, op.label() + " of node " + op.owner + " was queued to read it but " +
-                    "it is " + slot.label() + ": a backup copies " + (slot.pool == Pool.DEVICE_MAMBA ?
-                    "its node's own Mamba checkpoint" : "KV pages of its node's path") + " only");
+                readReported = checkRead(op, slot);
             }
             if (slot.state != SlotState.FREE)
             {
@@ -227,6 +224,71 @@ final class EndOfDocumentRules extends ShadowPart
                     "copy runs");
             }
         }
+    }
+
+    /**
+     * The data an op reads belongs to its declared source: a backup's to its node ({@link #backupMayRead}, I12), a
+     * copy-on-write's Mamba source to the checkpoint node the copy locks (I12), and the host staging a load or a
+     * storage write reads to the op itself, handed over by its request's hold or its backup (I9: host staging).
+     *
+     * @return whether a violation was reported.
+     */
+    private boolean checkRead(final ShadowOp op, final ShadowSlot slot)
+    {
+        if (op.kind == OpKind.BACKUP && !backupMayRead(op, slot))
+        {
+            slotFinding(Invariant.I12, slot, op.label() + " of node " + op.owner + " was queued to read it but " +
+                "it is " + slot.label() + ": a backup copies " + (slot.pool == Pool.DEVICE_MAMBA ?
+                "its node's own Mamba checkpoint" : "KV pages of its node's path") + " only");
+            return true;
+        }
+        if (op.kind == OpKind.COW && slot.pool == Pool.DEVICE_MAMBA && !cowMayRead(op, slot))
+        {
+            slotFinding(Invariant.I12, slot, op.label() + " of request " + op.owner + " was queued to read it but " +
+                "it is " + slot.label() + ": a copy-on-write copies the Mamba checkpoint of the node it locks " +
+                "only");
+            return true;
+        }
+        if ((op.kind == OpKind.LOAD || op.kind == OpKind.STORE) && isHost(slot.pool) &&
+            (slot.state != SlotState.OP || slot.owner != op.id))
+        {
+            slotFinding(Invariant.I9, slot, op.label() + " was queued to read it but it is " + slot.label() + ": " +
+                (op.kind == OpKind.LOAD ? "a load reads the staging its request's hold handed to it" :
+                "a storage write reads the staging its backup handed to it") + " only");
+            return true;
+        }
+        return false;
+    }
+
+    private static boolean isHost(final Pool pool)
+    {
+        return pool == Pool.HOST_KV || pool == Pool.HOST_MAMBA;
+    }
+
+    /**
+     * I12: a copy-on-write reads the Mamba state of the checkpoint node it locks (DESIGN "Admit": the checkpoint is
+     * locked until the copy's ack, and the copy holds that lock). A copy that holds no Mamba lock is judged by I7;
+     * here it may read any node's checkpoint, never a request's slot.
+     */
+    private boolean cowMayRead(final ShadowOp op, final ShadowSlot slot)
+    {
+        if (slot.state != SlotState.NODE)
+        {
+            return false;
+        }
+        boolean locks = false;
+        for (final LockReceipt receipt : tree.heldBy(SlotState.OP, op.id))
+        {
+            if (receipt.component() == Component.MAMBA)
+            {
+                if (receipt.node() == slot.owner)
+                {
+                    return true;
+                }
+                locks = true;
+            }
+        }
+        return !locks;
     }
 
     /**

@@ -60,7 +60,8 @@ public final class InvariantCoverage
         row(Invariant.I8, Level.CHECKER, "slot transition: host staging never handed to a node");
         row(Invariant.I9, Level.CHECKER, "owner index: one owner per host staging slot (an op in flight or a " +
             "request that arrived), freed exactly once, nothing left after a hold drop, an ended request or an " +
-            "ended op");
+            "ended op; a load or storage write reads only host staging handed to it (its request's hold, its " +
+            "backup's staging)");
         row(Invariant.I10, Level.PARTIAL, "the occupancy counters are not journaled: the checker accounts host " +
             "staging per owner (I9) and per pool (I18 conservation); SlotPool.verify() checks the engine's counts");
         row(Invariant.I11, Level.CHECKER, "splices (SpliceRule): a load splices its request's staged hold whole " +
@@ -69,7 +70,8 @@ public final class InvariantCoverage
             "exactly the load's DEVICE_KV write targets, its written Mamba node state on that last node");
         row(Invariant.I12, Level.CHECKER, "slot transition: from-state and previous owner must match the shadow " +
             "slot (double free, owner confusion, no-op hand-over, PENDING_FREE only to FREE), no owner that does not " +
-            "exist, leaks at owner's end; a backup reads only its node's Mamba state and KV pages of its node's path");
+            "exist, leaks at owner's end; a backup reads only its node's Mamba state and KV pages of its node's " +
+            "path, a copy-on-write only the Mamba state of the checkpoint node it locks");
         row(Invariant.I13, Level.CHECKER, "op targets: a slot written by a queued or launched op (or read by a " +
             "launched one) is not freed or handed over until the op ends");
         row(Invariant.I14, Level.CHECKER, "Mamba states only on checkpoint nodes, one per node, never moved between " +

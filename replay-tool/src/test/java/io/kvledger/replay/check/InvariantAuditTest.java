@@ -602,6 +602,85 @@ class InvariantAuditTest
         assertBreaks(f, Invariant.I19, 3, "op:101");
     }
 
+    /**
+     * After request 1's load is acked (node 1 holds checkpoint Mamba N), request 2 is admitted on node 1 and copies
+     * the checkpoint into its working slot; the copy locks node 1's Mamba state and reads {@code source}.
+     *
+     * @return the admission document.
+     */
+    private static long copyOnWrite(final JournalFixture f, final int source)
+    {
+        upToAck(f);
+        f.doc(InputType.ARRIVE).request(R2);
+        f.doc(InputType.PASS_BEGIN);
+        return f.doc(InputType.ADMIT).request(R2)
+            .reserved(R2, 2, 0)
+            .alloc(MAMBA, 5, REQUEST, R2).alloc(MAMBA, 6, REQUEST, R2).reset(5).reset(6)
+            .locked(NODE1, Component.FULL, REQUEST, R2, 21)
+            .locked(NODE1, Component.MAMBA, OP, 200, 20)
+            .queued(200, OpKind.COW, R2, JournalFixture.read(MAMBA, source), write(MAMBA, 5))
+            .admitted(R2, -1, 2, 0, 200)
+            .state(R2, RequestState.WAITING, RequestState.ADMITTED).sequence();
+    }
+
+    @Test
+    void i12ACopyOnWriteReadingAMambaSlotItsCheckpointNodeDoesNotOwn()
+    {
+        assertClean(through(f -> copyOnWrite(f, N)).check());
+        final JournalFixture f = new JournalFixture();
+        final long bad = copyOnWrite(f, S);
+        assertBreaks(f, Invariant.I12, bad, "DEVICE_MAMBA:0");
+    }
+
+    @Test
+    void i9ALoadReadingHostStagingItsRequestStillHolds()
+    {
+        final JournalFixture f = new JournalFixture();
+        Scenarios.staged(f);
+        f.doc(InputType.PASS_BEGIN);
+        // Scenarios.admit, except that the hold's Mamba state is not handed to the load that reads it.
+        final long bad = f.doc(InputType.ADMIT).request(R1)
+            .reserved(R1, 3, 3)
+            .inserted(NODE1, 0, 2, 2)
+            .alloc(KV, 0, NODE, NODE1).alloc(KV, 1, NODE, NODE1)
+            .alloc(MAMBA, N, NODE, NODE1)
+            .alloc(MAMBA, S, REQUEST, R1).alloc(MAMBA, TRACK, REQUEST, R1)
+            .alloc(KV, 2, REQUEST, R1)
+            .locked(NODE1, Component.FULL, OP, LOAD, 1)
+            .locked(NODE1, Component.FULL, REQUEST, R1, 2)
+            .reset(S).reset(TRACK).reset(N)
+            .transition(HOST_KV, 0, REQUEST, R1, OP, LOAD).transition(HOST_KV, 1, REQUEST, R1, OP, LOAD)
+            .queued(LOAD, OpKind.LOAD, R1, JournalFixture.read(HOST_KV, 0), JournalFixture.read(HOST_KV, 1),
+                JournalFixture.read(JournalFixture.HOST_MAMBA, 0), write(KV, 0), write(KV, 1), write(MAMBA, N),
+                write(MAMBA, S))
+            .admitted(R1, LOAD, 2, 2, -1)
+            .state(R1, RequestState.STAGED, RequestState.ADMITTED).sequence();
+        assertBreaks(f, Invariant.I9, bad, "HOST_MAMBA:0");
+    }
+
+    @Test
+    void i9AStoreReadingHostStagingAnotherBackupOwns()
+    {
+        final JournalFixture f = through(InvariantAuditTest::upToFinish);
+        f.doc(InputType.TICK)
+            .alloc(HOST_KV, 2, OP, BACKUP)
+            .queued(BACKUP, OpKind.BACKUP, NODE2, JournalFixture.read(KV, 2), write(HOST_KV, 2))
+            .locked(NODE2, Component.FULL, OP, BACKUP, 3)
+            .launched(BACKUP, OpKind.BACKUP)
+            .alloc(HOST_KV, 3, OP, 105)
+            .queued(105, OpKind.BACKUP, NODE1, JournalFixture.read(KV, 0), write(HOST_KV, 3))
+            .locked(NODE1, Component.FULL, OP, 105, 4)
+            .launched(105, OpKind.BACKUP);
+        final long bad = f.doc(InputType.ACK).op(BACKUP).ok(true)
+            .acked(BACKUP, OpKind.BACKUP)
+            .unlocked(NODE2, Component.FULL, OP, BACKUP, 3)
+            .transition(HOST_KV, 2, OP, BACKUP, OP, Scenarios.STORE)
+            .queued(Scenarios.STORE, OpKind.STORE, NODE2, JournalFixture.read(HOST_KV, 2),
+                JournalFixture.read(HOST_KV, 3))
+            .launched(Scenarios.STORE, OpKind.STORE).sequence();
+        assertBreaks(f, Invariant.I9, bad, "HOST_KV:3");
+    }
+
     @Test
     void i20IsListedAsNotChecked()
     {
