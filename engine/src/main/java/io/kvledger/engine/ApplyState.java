@@ -35,6 +35,11 @@ final class ApplyState
     static final String CROSS_CHECK = "walk cross-check: ";
 
     final EngineConfig config;
+    /**
+     * Effects a drained backup or fetch may bring a document up to: what one holds, less an op's fixed effects,
+     * a request's own work and the input's fixed effects ({@link #documentHolds}); fixed by the configuration.
+     */
+    private final long documentRoomForDrains;
     final EffectList effectList;
     final Effects effects;
     final SlotPool kvPool;
@@ -105,6 +110,8 @@ final class ApplyState
     ApplyState(final EngineConfig config)
     {
         this.config = config;
+        this.documentRoomForDrains = JournalFrame.MAX_GROUP_COUNT - OP_FIXED_EFFECTS -
+            Math.min(config.maxRequestPages(), EngineConfig.MAX_REQUEST_PAGES) - EngineConfig.EFFECTS_PER_INPUT;
         effectList = new EffectList(256);
         effects = new Effects(effectList);
         kvPool = new SlotPool(Pool.DEVICE_KV, config.deviceKvPages(), effects);
@@ -313,9 +320,7 @@ final class ApplyState
      */
     boolean documentHolds(final int pages)
     {
-        final long after = (long)effectList.size() + 3L * pages + OP_FIXED_EFFECTS +
-            Math.min(config.maxRequestPages(), EngineConfig.MAX_REQUEST_PAGES) + EngineConfig.EFFECTS_PER_INPUT;
-        return after <= JournalFrame.MAX_GROUP_COUNT;
+        return (long)effectList.size() + 3L * pages <= documentRoomForDrains;
     }
 
     /** The slot a request computes with (working) or checkpoints into (tracking), or -1. */

@@ -54,6 +54,7 @@ public final class EngineConfig
     private final long prefetchTimeoutNs;
     private final long prefetchTimeoutPerKiNs;
     private final int admissionRules;
+    private final AdmissionRules rules;
     private final boolean hybrid;
     private final DeviceKind deviceKind;
     private final int kvPageBytes;
@@ -79,6 +80,7 @@ public final class EngineConfig
         prefetchTimeoutNs = b.prefetchTimeoutNs;
         prefetchTimeoutPerKiNs = b.prefetchTimeoutPerKiNs;
         admissionRules = b.admissionRules;
+        rules = AdmissionRules.of(b.admissionRules);
         hybrid = b.hybrid;
         deviceKind = b.deviceKind;
         kvPageBytes = b.kvPageBytes;
@@ -284,7 +286,7 @@ public final class EngineConfig
      */
     public AdmissionRules rules()
     {
-        return AdmissionRules.of(admissionRules);
+        return rules;
     }
 
     public boolean hybrid()
