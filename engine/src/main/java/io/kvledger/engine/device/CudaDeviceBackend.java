@@ -46,7 +46,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@link DeviceConfig#kernelSplitMinBytes()} (a Mamba state) go to the copy engine: by default on a side stream
  * beside the kernel, issued before the launch so that they move while the launch call is made (or right after it,
  * {@link DeviceConfig#kernelSplitAfterLaunch()}, measured slower), with events ordering the side stream after the
- * stream's earlier work and the batch's completion after both; or, if so
+ * stream's earlier work (left out when the stream is idle: {@link DeviceConfig#kernelForkAlways()}) and the batch's
+ * completion after both; or, if so
  * configured, on the batch's stream just before the launch. A batch whose copies depend on each other takes one
  * launch per dependent group.
  * {@link CudaCopyPath#DIRECT} issues one {@code cuMemcpy*Async} per slot; it is also used when the kernel cannot
@@ -820,7 +821,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         long bytes = 0;
         if (contextOk)
         {
-            final long moved = enqueue(batch, limit, stream, kernelPath);
+            final long moved = enqueue(batch, limit, stream, kernelPath, inFlightSize[stream] == 0);
             if (moved < 0)
             {
                 ok = false;
@@ -854,9 +855,10 @@ public final class CudaDeviceBackend implements DeviceBackend
      *
      * @return the bytes enqueued, or -1 when a CUDA call failed (see {@link #lastError()}).
      */
-    long enqueue(final CopyBatch batch, final int limit, final int stream, final boolean useKernel)
+    long enqueue(final CopyBatch batch, final int limit, final int stream, final boolean useKernel,
+        final boolean streamIdle)
     {
-        return useKernel ? launcher.enqueue(batch, limit, stream) : enqueueDirect(batch, limit, stream);
+        return useKernel ? launcher.enqueue(batch, limit, stream, streamIdle) : enqueueDirect(batch, limit, stream);
     }
 
     private long enqueueDirect(final CopyBatch batch, final int limit, final int stream)
@@ -1008,10 +1010,12 @@ public final class CudaDeviceBackend implements DeviceBackend
      *
      * @param batch     a claimed batch.
      * @param stream    which stream.
-     * @param useKernel the copy kernel, or per-slot copies.
+     * @param useKernel  the copy kernel, or per-slot copies.
+     * @param streamIdle whether the caller has seen every earlier copy on the stream complete (a stream
+     *                   synchronised or an event after them queried done); false when unsure.
      * @throws IllegalStateException when a CUDA call fails.
      */
-    void enqueueNow(final CopyBatch batch, final int stream, final boolean useKernel)
+    void enqueueNow(final CopyBatch batch, final int stream, final boolean useKernel, final boolean streamIdle)
     {
         if (started)
         {
@@ -1021,7 +1025,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException("cuda: the copy kernel is not loaded: " + copyPathNote);
         }
-        if (enqueue(batch, batch.count(), stream, useKernel) < 0)
+        if (enqueue(batch, batch.count(), stream, useKernel, streamIdle) < 0)
         {
             throw new IllegalStateException("cuda: copy enqueue failed: " + lastError());
         }
@@ -1057,17 +1061,18 @@ public final class CudaDeviceBackend implements DeviceBackend
     /**
      * Launch what {@link #planNow} last planned on a stream, from the calling thread (backend not started).
      *
-     * @param batch  the batch planned.
-     * @param stream which stream.
+     * @param batch      the batch planned.
+     * @param stream     which stream.
+     * @param streamIdle as for {@link #enqueueNow}.
      * @throws IllegalStateException when a CUDA call fails.
      */
-    void launchPlannedNow(final CopyBatch batch, final int stream)
+    void launchPlannedNow(final CopyBatch batch, final int stream, final boolean streamIdle)
     {
         if (started)
         {
             throw new IllegalStateException("measurement hooks need a backend that is not started");
         }
-        if (launcher.launchPlanned(batch, stream) < 0)
+        if (launcher.launchPlanned(batch, stream, streamIdle) < 0)
         {
             throw new IllegalStateException("cuda: copy launch failed: " + lastError());
         }

@@ -63,6 +63,7 @@ public final class DeviceConfig
     private boolean kernelSplitSideStream = true;
     private boolean kernelSplitAfterLaunch;
     private boolean kernelBulk;
+    private boolean kernelForkAlways;
 
     /**
      * Device KV pages.
@@ -722,6 +723,32 @@ public final class DeviceConfig
     }
 
     /**
+     * Whether a split batch's side stream is ordered after the batch stream's earlier work by a fork event even when
+     * that stream is idle. By default the fork (an event recorded on the stream and waited on by the side stream, two
+     * driver calls) is left out when every batch issued on the stream before has been seen complete: the side stream
+     * then has no earlier work to wait for, its own earlier copies having been joined into those batches. True keeps
+     * the fork always, as before; for measurements.
+     *
+     * @return true to fork on an idle stream too.
+     */
+    public boolean kernelForkAlways()
+    {
+        return kernelForkAlways;
+    }
+
+    /**
+     * Choose whether the side stream forks from an idle batch stream too.
+     *
+     * @param kernelForkAlways true to fork always.
+     * @return this for a fluent style.
+     */
+    public DeviceConfig kernelForkAlways(final boolean kernelForkAlways)
+    {
+        this.kernelForkAlways = kernelForkAlways;
+        return this;
+    }
+
+    /**
      * Bytes of a whole pool.
      *
      * @param pool which pool.
@@ -827,6 +854,7 @@ public final class DeviceConfig
             ", kernelSplitSideStream=" + kernelSplitSideStream +
             ", kernelSplitAfterLaunch=" + kernelSplitAfterLaunch +
             ", kernelBulk=" + kernelBulk +
+            ", kernelForkAlways=" + kernelForkAlways +
             '}';
     }
 

@@ -48,6 +48,7 @@ final class KernelLauncher
     private final int splitMaxCopies;
     private final boolean splitSideStream;
     private final boolean splitAfterLaunch;
+    private final boolean forkAlways;
     private final boolean bulkAsked;
     private boolean bulk;
     private int sharedBytes;
@@ -92,6 +93,7 @@ final class KernelLauncher
         splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
         splitSideStream = config.kernelSplitSideStream();
         splitAfterLaunch = splitSideStream && config.kernelSplitAfterLaunch();
+        forkAlways = config.kernelForkAlways();
         bulkAsked = config.kernelBulk();
     }
 
@@ -265,13 +267,15 @@ final class KernelLauncher
     /**
      * Plan the first {@code limit} copies of a batch and launch them on a stream.
      *
+     * @param streamIdle whether every batch issued on the stream before has been seen complete (see
+     *                   {@link #launchPlanned}).
      * @return the bytes enqueued, or -1 when a CUDA call failed (recorded by the backend).
      */
-    long enqueue(final CopyBatch batch, final int limit, final int stream)
+    long enqueue(final CopyBatch batch, final int limit, final int stream, final boolean streamIdle)
     {
         final CopyPlanner planner = planners[stream];
         final int entries = planner.plan(batch, limit, hostTableBuffer[batch.index()]);
-        return entries == 0 && planner.directCount() == 0 ? 0 : launchPlanned(batch, stream);
+        return entries == 0 && planner.directCount() == 0 ? 0 : launchPlanned(batch, stream, streamIdle);
     }
 
     /**
@@ -287,10 +291,17 @@ final class KernelLauncher
     /**
      * Launch the last plan of a stream's planner for a batch: copy the table to the device first unless the kernel
      * reads it mapped, then one launch per launch group.
+     * <p>
+     * A split batch's side stream must not start its copies before the work issued earlier on the batch's stream
+     * (a copy may read a slot that work writes), so it waits for a fork event recorded on that stream. When the
+     * caller knows the stream idle (every batch issued on it before has been seen complete, which also covers the
+     * side stream's earlier copies, joined into those batches), there is nothing to wait for and the fork's two
+     * driver calls are left out, unless {@link DeviceConfig#kernelForkAlways()}.
      *
+     * @param streamIdle whether every batch issued on the stream before has been seen complete; false when unsure.
      * @return the bytes enqueued, or -1 when a CUDA call failed.
      */
-    long launchPlanned(final CopyBatch batch, final int stream)
+    long launchPlanned(final CopyBatch batch, final int stream, final boolean streamIdle)
     {
         final int index = batch.index();
         final CopyPlanner planner = planners[stream];
@@ -298,12 +309,13 @@ final class KernelLauncher
         final UnsafeBuffer table = hostTableBuffer[index];
         final int tableFirst = index * (tableBytesPerBatch / CopyPlanner.ENTRY_BYTES);
         final int direct = planner.directCount();
-        if (direct > 0 && splitAfterLaunch && !forkSide(stream))
+        final boolean fork = forkAlways || !streamIdle;
+        if (direct > 0 && splitAfterLaunch && fork && !forkSide(stream))
         {
             return -1;
         }
-        if (direct > 0 && !splitAfterLaunch && !(splitSideStream ? forkSide(stream) && enqueueSide(batch, stream,
-            direct) : enqueueDirectFirst(batch, stream, direct)))
+        if (direct > 0 && !splitAfterLaunch && !(splitSideStream ? (!fork || forkSide(stream)) && enqueueSide(batch,
+            stream, direct) : enqueueDirectFirst(batch, stream, direct)))
         {
             return -1;
         }
