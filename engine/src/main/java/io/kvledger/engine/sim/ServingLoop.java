@@ -133,7 +133,7 @@ public final class ServingLoop implements EnginePort.OpListener
     private final long[] scratchHi;
     private final long[] scratchLo;
     private final RunSummary summary = new RunSummary();
-    private final WakeGate wake = new WakeGate();
+    private final WakeGate wake;
     private ProgressListener progress;
 
     /** Told after every step, for a progress line. */
@@ -163,6 +163,7 @@ public final class ServingLoop implements EnginePort.OpListener
         random = new SplittableRandom(workload.options().seed ^ 0x5E4E_0001L);
         chaos = new SplittableRandom(workload.options().seed ^ 0xC4A0_5EEDL);
         chaosOn = workload.options().chaos();
+        wake = new WakeGate(workload.options().mambaWaitsStopPass);
         data = port.dataPlane();
         scratchHi = new long[config.maxRequestPages() + 1];
         scratchLo = new long[config.maxRequestPages() + 1];
@@ -331,6 +332,7 @@ public final class ServingLoop implements EnginePort.OpListener
         submit(Inputs.passBegin(input.reset(), o.maxRunning, Long.MAX_VALUE / 4,
             (long)o.admitsPerPass * config.maxRequestPages() * config.pageSize(), Long.MAX_VALUE / 4));
         int admits = 0;
+        wake.passBegun();
         final int n = waiting.size();
         for (int i = 0; i < n && admits < o.admitsPerPass; i++)
         {
@@ -388,6 +390,7 @@ public final class ServingLoop implements EnginePort.OpListener
                 summary.rejected++;
             }
         }
+        wake.passEnded();
         submit(Inputs.passEnd(input.reset()));
         // Retracted requests keep their place: first-come first-served puts them at the head for the next pass.
         for (int i = retracted.size() - 1; i >= 0; i--)

@@ -29,6 +29,12 @@ public final class WorkloadOptions
     public int prefixes = 8;
     /** Requests arriving per step (0: all at once per phase). */
     public int arrivalsPerStep = 8;
+    /**
+     * Whether a pass stops offering requests that last waited for Mamba slots once one of them waits for them again
+     * ({@code WakeGate}); false offers each of them at every change, as before (the golden runs of admission rules
+     * 1 and 2 were recorded that way).
+     */
+    public boolean mambaWaitsStopPass = true;
 
     /**
      * The fewest prompt tokens for which every request of this workload holds at least one whole page (the

@@ -111,4 +111,39 @@ class WakeGateTest
         assertTrue(counts[1] * 4 < counts[0] && counts[1] < 1_000,
             "WAITED documents " + counts[1] + " of " + counts[0] + ": waiting requests are offered only on a change");
     }
+
+    @Test
+    void shouldStopOfferingMambaWaitersInAPassOnceOneOfThemWaitsAgain()
+    {
+        final WakeGate gate = new WakeGate();
+        gate.waited(1, Reason.MAMBA_SLOTS, 0, 10);
+        gate.waited(2, Reason.MAMBA_SLOTS, 0, 10);
+        gate.waited(3, Reason.ALLOCATION, 0, 10);
+        gate.released();
+
+        gate.passBegun();
+        assertTrue(gate.mayOffer(1, 10, 10), "the first waiter is offered after a change");
+        gate.waited(1, Reason.MAMBA_SLOTS, 10, 10);
+        assertFalse(gate.mayOffer(2, 10, 10), "behind a Mamba wait in the same pass, the next waiter is not offered");
+        assertTrue(gate.mayOffer(3, 10, 10), "other reasons are not held back");
+        assertTrue(gate.mayOffer(4, 10, 10), "nor a request that never waited");
+        gate.passEnded();
+
+        assertTrue(gate.wouldOffer(2, 10, 10), "between passes the change still counts for the one not offered");
+        gate.passBegun();
+        assertTrue(gate.mayOffer(2, 10, 10));
+    }
+
+    @Test
+    void shouldOfferEveryMambaWaiterAtEveryChangeWhenAskedTo()
+    {
+        final WakeGate gate = new WakeGate(false);
+        gate.waited(1, Reason.MAMBA_SLOTS, 0, 10);
+        gate.waited(2, Reason.MAMBA_SLOTS, 0, 10);
+
+        gate.passBegun();
+        assertTrue(gate.mayOffer(1, 10, 11));
+        gate.waited(1, Reason.MAMBA_SLOTS, 10, 11);
+        assertTrue(gate.mayOffer(2, 10, 11), "the old behaviour offers each waiter after a change");
+    }
 }
