@@ -396,6 +396,8 @@ class DomainLifecycleAuditTest
         final long load = d.admittedLoad();
         final List<Integer> mamba = targets(d, load, Pool.DEVICE_MAMBA, Role.WRITE);
         final List<Integer> kv = targets(d, load, Pool.DEVICE_KV, Role.WRITE);
+        final List<Integer> staging = targets(d, load, Pool.HOST_KV, Role.READ);
+        assertFalse(staging.isEmpty());
         final List<Long> inserted = ids(d, EffectType.NODE_INSERTED);
         d.passEnd();
         assertEquals(List.of(load), ids(d, EffectType.OP_LAUNCHED));
@@ -414,6 +416,10 @@ class DomainLifecycleAuditTest
         for (final int p : kv)
         {
             assertNotEquals(SlotState.FREE, d.engine.pool(Pool.DEVICE_KV).state(p));
+        }
+        for (final int h : staging)
+        {
+            assertNotEquals(SlotState.FREE, d.engine.pool(Pool.HOST_KV).state(h), "the launched copy reads it");
         }
 
         // under pressure: every free Mamba slot taken by other requests, none of the load's
@@ -494,8 +500,39 @@ class DomainLifecycleAuditTest
         }
         assertStagingAllFree(d);
         assertEquals(-1, d.engine.loadOpOf(1));
-        assertNotEquals(RequestState.STAGED, d.engine.requestState(1), "the request recomputes");
+        assertEquals(RequestState.WAITING, d.engine.requestState(1), "the request recomputes");
         assertEquals(nodesBefore, d.engine.tree().nodeCount(), "nothing of the failed load stays in the tree");
+    }
+
+    @Test
+    void shouldLetARetractedRequestRunAgainWhileItsOldLoadIsStillInFlight()
+    {
+        final Driver d = new Driver(base().build(), true);
+        d.staged(1, 11, 8);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1));
+        final long load = d.admittedLoad();
+        final List<Integer> old = targets(d, load, Pool.DEVICE_MAMBA, Role.WRITE);
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.retract(1));
+        assertEquals(RequestState.WAITING, d.engine.requestState(1));
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1));
+        assertEquals(-1, d.admittedLoad(), "its hold went with the retract: it recomputes");
+        assertFalse(old.contains(d.engine.requestStateSlot(1)), "not a slot the old load still writes");
+        assertFalse(old.contains(d.engine.requestTrackingSlot(1)));
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.finish(1, 8, 0, 0, 0), "the old load is no longer this request's own");
+        for (final int x : old)
+        {
+            assertNotEquals(SlotState.FREE, d.mambaState(x), "still under the launched copy");
+        }
+        assertEquals(ResultCode.OK, d.ack(load, true));
+        for (final int x : old)
+        {
+            assertNotEquals(SlotState.PENDING_FREE, d.mambaState(x));
+        }
+        assertEquals(0, d.engine.pool(Pool.DEVICE_MAMBA).pendingFreeCount());
     }
 
     // ----------------------------------------------------------------------------------------- ack edge cases
