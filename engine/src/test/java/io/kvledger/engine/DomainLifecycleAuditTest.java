@@ -188,6 +188,15 @@ class DomainLifecycleAuditTest
         return d;
     }
 
+    /** Request 1 staged with an L3 hit of 8 pages and admitted in a new pass; its load's id. */
+    private static long admitStaged(final Driver d)
+    {
+        d.staged(1, 11, 8);
+        d.passBegin();
+        assertEquals(ResultCode.OK, d.admit(1));
+        return d.admittedLoad();
+    }
+
     // ------------------------------------------------------------------------------------- gates, in their order
 
     @Test
@@ -359,10 +368,7 @@ class DomainLifecycleAuditTest
     void shouldUndoAQueuedLoadWholeOnRetract()
     {
         final Driver d = new Driver(base().build(), true);
-        d.staged(1, 11, 8);
-        d.passBegin();
-        assertEquals(ResultCode.OK, d.admit(1));
-        final long load = d.admittedLoad();
+        final long load = admitStaged(d);
         final List<Integer> mamba = targets(d, load, Pool.DEVICE_MAMBA, Role.WRITE);
         final List<Integer> kv = targets(d, load, Pool.DEVICE_KV, Role.WRITE);
         final List<Long> inserted = ids(d, EffectType.NODE_INSERTED);
@@ -390,10 +396,7 @@ class DomainLifecycleAuditTest
     void shouldNeverHandOutSlotsOfARetractedLaunchedLoadUntilItsAck()
     {
         final Driver d = new Driver(base().deviceMambaSlots(7).build(), true);
-        d.staged(1, 11, 8);
-        d.passBegin();
-        assertEquals(ResultCode.OK, d.admit(1));
-        final long load = d.admittedLoad();
+        final long load = admitStaged(d);
         final List<Integer> mamba = targets(d, load, Pool.DEVICE_MAMBA, Role.WRITE);
         final List<Integer> kv = targets(d, load, Pool.DEVICE_KV, Role.WRITE);
         final List<Integer> staging = targets(d, load, Pool.HOST_KV, Role.READ);
@@ -451,10 +454,7 @@ class DomainLifecycleAuditTest
     void shouldRollBackALaunchedLoadOfAnAbortedRequestThatFails()
     {
         final Driver d = new Driver(base().build(), true);
-        d.staged(1, 11, 8);
-        d.passBegin();
-        assertEquals(ResultCode.OK, d.admit(1));
-        final long load = d.admittedLoad();
+        final long load = admitStaged(d);
         final List<Integer> mamba = targets(d, load, Pool.DEVICE_MAMBA, Role.WRITE);
         final List<Integer> kv = targets(d, load, Pool.DEVICE_KV, Role.WRITE);
         final List<Long> inserted = ids(d, EffectType.NODE_INSERTED);
@@ -508,10 +508,7 @@ class DomainLifecycleAuditTest
     void shouldLetARetractedRequestRunAgainWhileItsOldLoadIsStillInFlight()
     {
         final Driver d = new Driver(base().build(), true);
-        d.staged(1, 11, 8);
-        d.passBegin();
-        assertEquals(ResultCode.OK, d.admit(1));
-        final long load = d.admittedLoad();
+        final long load = admitStaged(d);
         final List<Integer> old = targets(d, load, Pool.DEVICE_MAMBA, Role.WRITE);
         d.passEnd();
         assertEquals(ResultCode.OK, d.retract(1));
@@ -541,10 +538,7 @@ class DomainLifecycleAuditTest
     void shouldRefuseASecondAckAndAnAckBeforeLaunchChangingNothing()
     {
         final Driver d = new Driver(base().build(), true);
-        d.staged(1, 11, 8);
-        d.passBegin();
-        assertEquals(ResultCode.OK, d.admit(1));
-        final long load = d.admittedLoad();
+        final long load = admitStaged(d);
         long before = d.engine.stateHash();
         assertEquals(ResultCode.OP_NOT_LAUNCHED, d.ack(load, true));
         assertEquals(0, d.last.size());
@@ -582,10 +576,7 @@ class DomainLifecycleAuditTest
         d.passEnd();
         assertEquals(ResultCode.OK, d.abort(20));
         // R1 matches P (4 pages) on the device and has a deeper staged state at 8 pages
-        d.staged(1, 11, 8);
-        d.passBegin();
-        assertEquals(ResultCode.OK, d.admit(1));
-        final long load = d.admittedLoad();
+        final long load = admitStaged(d);
         assertTrue(load >= 0, "the staged load is taken");
         assertEquals(-1, cowOfAdmission(d), "the deeper staged state supersedes the copy from P");
         final List<Integer> handed = moved(d, Pool.DEVICE_MAMBA, SlotState.FREE, null);

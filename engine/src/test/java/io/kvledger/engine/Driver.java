@@ -147,14 +147,7 @@ final class Driver
     /** Prefix pages of the first ADMITTED in the last input, or -1. */
     long admittedPrefix()
     {
-        for (int i = 0; i < last.size(); i++)
-        {
-            if (last.type(i) == EffectType.ADMITTED)
-            {
-                return last.value1(i);
-            }
-        }
-        return -1;
+        return EffectLookup.firstValue1(last, EffectType.ADMITTED);
     }
 
     void passBegin()
@@ -201,27 +194,13 @@ final class Driver
     /** Id of the first effect of a type (and op kind) in the last input, or -1. */
     long opId(final EffectType type, final OpKind kind)
     {
-        for (int i = 0; i < last.size(); i++)
-        {
-            if (last.type(i) == type && (kind == null || last.opKind(i) == kind))
-            {
-                return last.id(i);
-            }
-        }
-        return -1;
+        return EffectLookup.firstId(last, type, kind);
     }
 
     /** The load op the last Admit queued, or -1. */
     long admittedLoad()
     {
-        for (int i = 0; i < last.size(); i++)
-        {
-            if (last.type(i) == EffectType.ADMITTED)
-            {
-                return last.id(i);
-            }
-        }
-        return -1;
+        return EffectLookup.firstId(last, EffectType.ADMITTED, null);
     }
 
     boolean has(final EffectType type)

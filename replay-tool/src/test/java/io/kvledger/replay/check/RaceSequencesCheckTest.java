@@ -4,6 +4,7 @@ import io.kvledger.engine.CacheStateMachine;
 import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.FaultSwitch;
 import io.kvledger.engine.effect.ResultCode;
+import io.kvledger.engine.EffectLookup;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
@@ -58,26 +59,12 @@ class RaceSequencesCheckTest
 
         long opOf(final EffectType type, final OpKind kind)
         {
-            for (int i = 0; i < last.size(); i++)
-            {
-                if (last.type(i) == type && last.opKind(i) == kind)
-                {
-                    return last.id(i);
-                }
-            }
-            return -1;
+            return EffectLookup.firstId(last, type, kind);
         }
 
         long admittedPrefix()
         {
-            for (int i = 0; i < last.size(); i++)
-            {
-                if (last.type(i) == EffectType.ADMITTED)
-                {
-                    return last.value1(i);
-                }
-            }
-            return -1;
+            return EffectLookup.firstValue1(last, EffectType.ADMITTED);
         }
 
         long arrive(final long request, final long seed, final int pages)

@@ -6,6 +6,7 @@ import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.FaultSwitch;
 import io.kvledger.engine.OpTable;
 import io.kvledger.engine.effect.ResultCode;
+import io.kvledger.engine.EffectLookup;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.Inputs;
@@ -78,38 +79,17 @@ class RaceJournalAuditTest
 
         long op(final EffectType type, final OpKind kind)
         {
-            for (int i = 0; i < last.size(); i++)
-            {
-                if (last.type(i) == type && (kind == null || last.opKind(i) == kind))
-                {
-                    return last.id(i);
-                }
-            }
-            return -1;
+            return EffectLookup.firstId(last, type, kind);
         }
 
         long admittedPrefix()
         {
-            for (int i = 0; i < last.size(); i++)
-            {
-                if (last.type(i) == EffectType.ADMITTED)
-                {
-                    return last.value1(i);
-                }
-            }
-            return -1;
+            return EffectLookup.firstValue1(last, EffectType.ADMITTED);
         }
 
         long admittedLoad()
         {
-            for (int i = 0; i < last.size(); i++)
-            {
-                if (last.type(i) == EffectType.ADMITTED)
-                {
-                    return last.id(i);
-                }
-            }
-            return -1;
+            return EffectLookup.firstId(last, EffectType.ADMITTED, null);
         }
 
         void arrive(final long request, final long seed, final int pages)
