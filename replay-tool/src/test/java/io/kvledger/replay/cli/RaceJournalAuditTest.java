@@ -223,16 +223,23 @@ class RaceJournalAuditTest
             assertEquals(ResultCode.OK, j.apply(Inputs.admit(j.in.reset(), 10)));
             j.passEnd();
             j.ok(Inputs.finish(j.in.reset(), 10, 4, 4, 5, 7, 1));
-            j.staged(1, 11, 8);
-            j.passBegin();
-            assertEquals(ResultCode.OK, j.apply(Inputs.admit(j.in.reset(), 1)));
-            final long admit = j.sequence;
-            final long load = j.admittedLoad();
-            j.passEnd();
-            j.ok(Inputs.ack(j.in.reset(), load, true));
+            final long admit = stagedLoadAcked(j);
             j.traffic(22, 202);
             return admit;
         }
+    }
+
+    /** Request 1 staged with an 8-page L3 hit, admitted, its load acked; the admission's document. */
+    private static long stagedLoadAcked(final Journaled j)
+    {
+        j.staged(1, 11, 8);
+        j.passBegin();
+        assertEquals(ResultCode.OK, j.apply(Inputs.admit(j.in.reset(), 1)));
+        final long admit = j.sequence;
+        final long load = j.admittedLoad();
+        j.passEnd();
+        j.ok(Inputs.ack(j.in.reset(), load, true));
+        return admit;
     }
 
     /** Bug 1 with slots to spare: a staged load allocates S, the tracking slot and N. */
@@ -241,13 +248,7 @@ class RaceJournalAuditTest
         try (Journaled j = new Journaled(journal, config(fault)))
         {
             j.traffic(20, 200);
-            j.staged(1, 11, 8);
-            j.passBegin();
-            assertEquals(ResultCode.OK, j.apply(Inputs.admit(j.in.reset(), 1)));
-            final long admit = j.sequence;
-            final long load = j.admittedLoad();
-            j.passEnd();
-            j.ok(Inputs.ack(j.in.reset(), load, true));
+            final long admit = stagedLoadAcked(j);
             j.traffic(21, 201);
             return admit;
         }
