@@ -66,6 +66,7 @@ public final class KvledgerMain implements Callable<Integer>
         commands.add(new BenchCommand());
         commands.add(new CheckCommand());
         commands.add(new ReplayCommand());
+        commands.add(new CompareCommand());
         commands.add(new TimelineCommand());
         commands.add(new InspectCommand());
         commands.add(new StatsCommand());

@@ -122,6 +122,23 @@ final class CliJournals
     static Path rewrite(final Path from, final Path to, final UnaryOperator<JournalHeader> header, final long sequence,
         final DocumentEdit edit)
     {
+        return rewriteEvery(from, to, header, (input, resultCode, effects) ->
+            input.sequence() == sequence ? edit.edit(input, resultCode, effects) : resultCode, Long.MAX_VALUE);
+    }
+
+    /**
+     * Copy a journal's first documents through a new writer, changing the header and any document.
+     *
+     * @param from   journal to copy.
+     * @param to     new journal directory.
+     * @param header edits the header copy.
+     * @param edit   sees every document copied.
+     * @param upTo   last document copied.
+     * @return the new journal.
+     */
+    static Path rewriteEvery(final Path from, final Path to, final UnaryOperator<JournalHeader> header,
+        final DocumentEdit edit, final long upTo)
+    {
         final JournalWriter[] writer = new JournalWriter[1];
         final EffectList copy = new EffectList(64);
         try
@@ -143,8 +160,10 @@ final class CliJournals
                     {
                         copy.addCopy(effects, i);
                     }
-                    final int result = input.sequence() == sequence ? edit.edit(input, resultCode, copy) : resultCode;
-                    writer[0].append(input, result, copy);
+                    if (input.sequence() <= upTo)
+                    {
+                        writer[0].append(input, edit.edit(input, resultCode, copy), copy);
+                    }
                 }
             });
             if (ReadStatus.CLEAN != outcome.status())
