@@ -148,7 +148,8 @@ final class JournalInput
 
     private String describe(final ReadOutcome outcome)
     {
-        final String message = KvledgerMain.firstLine(outcome.message());
+        // Whole: it may quote a path holding a line break; the command line prints it as one line.
+        final String message = null == outcome.message() ? "" : outcome.message().strip();
         switch (outcome.status())
         {
             case NOT_A_JOURNAL:

@@ -190,14 +190,15 @@ public final class KvledgerMain implements Callable<Integer>
         final CommandLine failed = ex.getCommandLine();
         final CommandSpec failedSpec = failed.getCommandSpec();
         final String name = failedSpec.qualifiedName();
-        String message = firstLine(ex.getMessage());
+        final List<String> given = java.util.Arrays.asList(args);
+        String message = oneLine(ex.getMessage(), given);
         if (ex instanceof UnmatchedArgumentException unmatched)
         {
             final List<String> unmatchedArgs = unmatched.getUnmatched();
             final boolean topLevel = null == failedSpec.parent();
             if (topLevel && !unmatched.isUnknownOption() && !unmatchedArgs.isEmpty())
             {
-                message = "unknown command '" + unmatchedArgs.get(0) + "'";
+                message = oneLine("unknown command '" + unmatchedArgs.get(0) + "'", given);
             }
             final List<String> suggestions = likely(unmatchedArgs, unmatched.getSuggestions());
             if (!suggestions.isEmpty())
@@ -248,7 +249,7 @@ public final class KvledgerMain implements Callable<Integer>
     {
         final PrintWriter err = failed.getErr();
         final String message = ex instanceof CliException ? ex.getMessage() : describe(ex);
-        err.println("kvledger: " + firstLine(message));
+        err.println("kvledger: " + oneLine(message, parseResult.originalArgs()));
         if (isVerbose(parseResult))
         {
             ex.printStackTrace(err);
@@ -286,6 +287,62 @@ public final class KvledgerMain implements Callable<Integer>
             }
         }
         return false;
+    }
+
+    /**
+     * A message as one line: when an argument holds a line break (a path or a word may), the message most likely
+     * quotes it, so every line break is shown escaped ({@code \n}) and the line keeps what follows it; otherwise
+     * its first line.
+     *
+     * @param message possibly several lines, or null.
+     * @param args    the command line.
+     * @return one line.
+     */
+    static String oneLine(final String message, final List<String> args)
+    {
+        if (null != message)
+        {
+            for (final String arg : args)
+            {
+                if (null != arg && arg.chars().anyMatch(KvledgerMain::isLineBreak))
+                {
+                    return escapeLineBreaks(message.strip());
+                }
+            }
+        }
+        return firstLine(message);
+    }
+
+    private static String escapeLineBreaks(final String text)
+    {
+        final StringBuilder escaped = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            if ('\n' == c)
+            {
+                escaped.append("\\n");
+            }
+            else if ('\r' == c)
+            {
+                escaped.append("\\r");
+            }
+            else if (isLineBreak(c))
+            {
+                escaped.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
+            }
+            else
+            {
+                escaped.append(c);
+            }
+        }
+        return escaped.toString();
+    }
+
+    /** The characters a line breaks at ({@code \R}: LF, VT, FF, CR, NEL, LS, PS). */
+    private static boolean isLineBreak(final int c)
+    {
+        return '\n' == c || '\r' == c || 0x0B == c || 0x0C == c || 0x85 == c || 0x2028 == c || 0x2029 == c;
     }
 
     /**

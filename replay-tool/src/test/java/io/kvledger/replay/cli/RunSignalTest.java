@@ -55,6 +55,34 @@ class RunSignalTest
         assertTrue(audit.objects() > 0, audit.describe());
     }
 
+    /**
+     * The same kill with the journal appended on the engine thread: check and replay read every document up to the
+     * last complete one (a document cut by the kill is at most a torn-tail warning), numbered 1 to N without a gap.
+     */
+    @Test
+    void shouldLeaveAJournalReadToItsLastCompleteDocumentAfterSigkillWithoutTheJournalThread() throws Exception
+    {
+        final Path journal = dir.resolve("journal");
+        final Process run = startRun(journal, dir.resolve("l3"), "--no-journal-thread");
+        awaitDocuments(run, journal);
+        run.destroyForcibly();
+        assertTrue(run.waitFor(60, TimeUnit.SECONDS));
+
+        final CliRun check = CliRun.kvledger("check", journal, "--json");
+        assertEquals(0, check.exitCode(), check.toString());
+        assertTrue(check.err().isEmpty() || check.err().startsWith("warning: torn tail after document ") &&
+            1 == check.err().split("\n").length, check.err());
+        final long documents = check.json().get("documents").asLong();
+        assertTrue(documents > 0, check.out());
+        final CliRun last = CliRun.kvledger("dump", journal, "--json", "--from", documents);
+        assertEquals(0, last.exitCode(), last.toString());
+        assertEquals(documents, CliRun.MAPPER.readTree(last.lines().get(last.lines().size() - 1)).get("seq")
+            .asLong(), "documents numbered 1 to N");
+        final CliRun replay = CliRun.kvledger("replay", journal);
+        assertEquals(0, replay.exitCode(), replay.toString());
+        assertTrue(replay.firstLine().startsWith("identical: " + documents + " documents"), replay.out());
+    }
+
     @Test
     void shouldCloseTheControllerOnSigterm() throws Exception
     {
