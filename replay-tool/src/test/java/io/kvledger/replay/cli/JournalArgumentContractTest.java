@@ -106,7 +106,8 @@ class JournalArgumentContractTest
     static Stream<Arguments> commandsAndJournals()
     {
         final List<Arguments> cases = new ArrayList<>();
-        for (final String command : List.of("check", "replay", "stats", "dump", "inspect", "timeline", "shrink"))
+        for (final String command : List.of("check", "replay", "stats", "dump", "inspect", "timeline", "shrink",
+            "compare", "compare with"))
         {
             for (final String journal : List.of("a regular file", "the queue file itself", "a directory of other files",
                 "a directory where the queue file should be", "no metadata.cq4t", "a newer schema",
@@ -128,6 +129,16 @@ class JournalArgumentContractTest
         final Map<String, String> before = digests(read);
         final Path out = dir.resolve("out-" + command + "-" + path.getFileName());
         final List<Object> args = new ArrayList<>(List.of(command, path));
+        if ("compare".equals(command))
+        {
+            args.add(clean);
+        }
+        if ("compare with".equals(command))
+        {
+            // the damaged journal as the second one, read on the feed's thread
+            args.clear();
+            args.addAll(List.of("compare", clean, path));
+        }
         if ("timeline".equals(command))
         {
             args.addAll(List.of("--slot", "mamba:0"));
