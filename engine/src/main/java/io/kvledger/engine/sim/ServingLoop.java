@@ -163,7 +163,7 @@ public final class ServingLoop implements EnginePort.OpListener
         random = new SplittableRandom(workload.options().seed ^ 0x5E4E_0001L);
         chaos = new SplittableRandom(workload.options().seed ^ 0xC4A0_5EEDL);
         chaosOn = workload.options().chaos();
-        wake = new WakeGate(workload.options().mambaWaitsStopPass);
+        wake = new WakeGate(workload.options().memoryWaitsStopPass);
         data = port.dataPlane();
         scratchHi = new long[config.maxRequestPages() + 1];
         scratchLo = new long[config.maxRequestPages() + 1];

@@ -12,10 +12,9 @@ import org.agrona.collections.Long2ObjectHashMap;
  *     <li>{@code PREFETCH_PENDING}, {@code LOAD_IN_FLIGHT}: an operation completed (the port applied a
  *     completion: a storage answer, a fetch, an ack).</li>
  *     <li>{@code ALLOCATION}, {@code MAMBA_SLOTS}: an operation completed or a request left or reported
- *     progress (slots freed, pages cached). Every request needs one or two Mamba slots, so once one request of a
- *     pass waits for Mamba slots, the others that last waited for them are not offered again in that pass (the
- *     upstream scheduler stops its pass at the first request memory refuses); the next change offers them again,
- *     in queue order.</li>
+ *     progress (slots freed, pages cached). Once one request of a pass waits for memory (device pages or Mamba
+ *     slots), the others that last waited for memory are not offered again in that pass, as the upstream scheduler
+ *     stops its pass at the first request memory refuses; the next change offers them again, in queue order.</li>
  *     <li>the pass budgets, or no reason known: the next pass (budgets are per pass).</li>
  * </ul>
  * Whatever it waits for, a request is offered again once {@link #RECHECK_NS} of port time passed since it
@@ -42,21 +41,22 @@ final class WakeGate
     private boolean runningFull;
     private long runningFullAtNs;
     private long skipped;
-    private final boolean mambaWaitsStopPass;
-    private boolean mambaShortThisPass;
+    private final boolean memoryWaitsStopPass;
+    private boolean memoryShortThisPass;
+    private boolean inPass;
 
-    /** A gate whose pass stops at the first Mamba-slot wait. */
+    /** A gate whose pass stops at the first wait for memory. */
     WakeGate()
     {
         this(true);
     }
 
     /**
-     * @param mambaWaitsStopPass whether a pass stops offering Mamba-slot waiters once one of them waits again.
+     * @param memoryWaitsStopPass whether a pass stops offering memory waiters once one of them waits again.
      */
-    WakeGate(final boolean mambaWaitsStopPass)
+    WakeGate(final boolean memoryWaitsStopPass)
     {
-        this.mambaWaitsStopPass = mambaWaitsStopPass;
+        this.memoryWaitsStopPass = memoryWaitsStopPass;
     }
 
     /** A running request left (finished, aborted, retracted, its load failed): the running limit may allow more. */
@@ -70,13 +70,15 @@ final class WakeGate
     /** A pass begins: nobody has waited in it yet. */
     void passBegun()
     {
-        mambaShortThisPass = false;
+        inPass = true;
+        memoryShortThisPass = false;
     }
 
     /** The pass ended: {@link #wouldOffer} answers again as between passes. */
     void passEnded()
     {
-        mambaShortThisPass = false;
+        inPass = false;
+        memoryShortThisPass = false;
     }
 
     /** A request reported progress (a chunk computed): pages may have become cached and evictable. */
@@ -111,9 +113,9 @@ final class WakeGate
             runningFull = true;
             runningFullAtNs = nowNs;
         }
-        if (Reason.MAMBA_SLOTS == reason && mambaWaitsStopPass)
+        if ((Reason.MAMBA_SLOTS == reason || Reason.ALLOCATION == reason) && memoryWaitsStopPass && inPass)
         {
-            mambaShortThisPass = true;
+            memoryShortThisPass = true;
         }
     }
 
@@ -176,10 +178,9 @@ final class WakeGate
             case PREFETCH_PENDING:
             case LOAD_IN_FLIGHT:
                 return completions != sleep.completions;
-            case MAMBA_SLOTS:
-                return !mambaShortThisPass && (completions != sleep.completions || progress != sleep.progress);
             case ALLOCATION:
-                return completions != sleep.completions || progress != sleep.progress;
+            case MAMBA_SLOTS:
+                return !memoryShortThisPass && (completions != sleep.completions || progress != sleep.progress);
             default:
                 return true;
         }

@@ -30,11 +30,11 @@ public final class WorkloadOptions
     /** Requests arriving per step (0: all at once per phase). */
     public int arrivalsPerStep = 8;
     /**
-     * Whether a pass stops offering requests that last waited for Mamba slots once one of them waits for them again
-     * ({@code WakeGate}); false offers each of them at every change, as before (the golden runs of admission rules
-     * 1 and 2 were recorded that way).
+     * Whether a pass stops offering requests that last waited for memory (device pages or Mamba slots) once one of
+     * them waits for it again ({@code WakeGate}); false offers each of them at every change, as before (the golden
+     * runs of admission rules 1 and 2 were recorded that way).
      */
-    public boolean mambaWaitsStopPass = true;
+    public boolean memoryWaitsStopPass = true;
 
     /**
      * The fewest prompt tokens for which every request of this workload holds at least one whole page (the

@@ -51,8 +51,8 @@ class GoldenRunTest
             {
                 config.prefetchTimeoutPerKiNs(0);
             }
-            // recorded before the serving loop stopped a pass at its first Mamba-slot wait
-            c.workload().mambaWaitsStopPass = rules >= 3;
+            // recorded before the serving loop stopped a pass at its first wait for memory
+            c.workload().memoryWaitsStopPass = rules >= 3;
             cases.add(new Case(c.name(), config.build(), c.workload()));
         }
         return cases;

@@ -113,20 +113,22 @@ class WakeGateTest
     }
 
     @Test
-    void shouldStopOfferingMambaWaitersInAPassOnceOneOfThemWaitsAgain()
+    void shouldStopOfferingMemoryWaitersInAPassOnceOneOfThemWaitsAgain()
     {
         final WakeGate gate = new WakeGate();
         gate.waited(1, Reason.MAMBA_SLOTS, 0, 10);
         gate.waited(2, Reason.MAMBA_SLOTS, 0, 10);
         gate.waited(3, Reason.ALLOCATION, 0, 10);
+        gate.waited(5, Reason.PREFETCH_PENDING, 0, 10);
         gate.released();
 
         gate.passBegun();
-        assertTrue(gate.mayOffer(1, 10, 10), "the first waiter is offered after a change");
-        gate.waited(1, Reason.MAMBA_SLOTS, 10, 10);
-        assertFalse(gate.mayOffer(2, 10, 10), "behind a Mamba wait in the same pass, the next waiter is not offered");
-        assertTrue(gate.mayOffer(3, 10, 10), "other reasons are not held back");
-        assertTrue(gate.mayOffer(4, 10, 10), "nor a request that never waited");
+        assertTrue(gate.mayOffer(1, 10, 11), "the first waiter is offered after a change");
+        gate.waited(1, Reason.MAMBA_SLOTS, 10, 11);
+        assertFalse(gate.mayOffer(2, 10, 11), "behind a Mamba wait in the same pass, the next waiter is not offered");
+        assertFalse(gate.mayOffer(3, 10, 11), "nor one waiting for device pages: memory refused the pass");
+        assertTrue(gate.mayOffer(5, 10, 11), "other reasons are not held back");
+        assertTrue(gate.mayOffer(4, 10, 11), "nor a request that never waited");
         gate.passEnded();
 
         assertTrue(gate.wouldOffer(2, 10, 10), "between passes the change still counts for the one not offered");
@@ -135,7 +137,7 @@ class WakeGateTest
     }
 
     @Test
-    void shouldOfferEveryMambaWaiterAtEveryChangeWhenAskedTo()
+    void shouldOfferEveryMemoryWaiterAtEveryChangeWhenAskedTo()
     {
         final WakeGate gate = new WakeGate(false);
         gate.waited(1, Reason.MAMBA_SLOTS, 0, 10);
