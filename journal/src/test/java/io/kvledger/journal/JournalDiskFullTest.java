@@ -1,0 +1,214 @@
+package io.kvledger.journal;
+
+import net.openhft.chronicle.core.time.SystemTimeProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A journal on a full file system: the append that finds no room throws a one-line {@link JournalException} and
+ * writes nothing; every append that returned reads back, the journal checks clean, and nothing is torn. Against a
+ * stand-in file system that fills at a chosen byte, and, where the test may mount one (root on Linux), against a real
+ * 2 MiB tmpfs, where without the reservation the append meets a SIGBUS in the mapped file and ends in a torn document.
+ */
+class JournalDiskFullTest
+{
+    private static final long SEED = 5;
+    private static final int MAX_EFFECTS = 40;
+
+    @TempDir
+    Path tempDir;
+
+    private final List<Path> mounts = new ArrayList<>();
+
+    @AfterEach
+    void unmount() throws Exception
+    {
+        for (final Path mount : mounts)
+        {
+            run("umount", "-l", mount.toString());
+        }
+    }
+
+    @Test
+    void shouldRefuseTheAppendThatFindsNoRoomAndGoOnWhenRoomIsMade()
+    {
+        final Path dir = tempDir.resolve("journal");
+        final JournalSpaceTest.FakeBlocks blocks = new JournalSpaceTest.FakeBlocks(1L << 20);
+        final InputRecord input = new InputRecord(64);
+        final EffectList effects = new EffectList(64);
+        long returned = 0;
+        try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(SEED), false,
+            JournalTestData.SMALL_BLOCK_SIZE, SystemTimeProvider.INSTANCE, new JournalSpace(blocks)))
+        {
+            JournalException failure = null;
+            for (int sequence = 1; null == failure && sequence < 100_000; sequence++)
+            {
+                JournalTestData.document(SEED, sequence, input, effects, MAX_EFFECTS);
+                try
+                {
+                    writer.append(input, sequence, effects);
+                    returned = sequence;
+                }
+                catch (final JournalException ex)
+                {
+                    failure = ex;
+                }
+            }
+            assertNotNull(failure, "a megabyte of room must run out");
+            assertTrue(failure.getMessage().contains("no space left on the device"), failure.getMessage());
+            assertTrue(failure.getMessage().contains("document " + (returned + 1)), failure.getMessage());
+            assertEquals(returned, writer.lastSequence());
+            final long stillFull = returned + 1;
+            assertThrows(JournalException.class, () -> writer.append(input, (int)stillFull, effects));
+
+            blocks.room = 4L << 20;
+            writer.append(input, (int)stillFull, effects);
+            returned++;
+        }
+        assertTrue(returned > 100, "documents before the file system filled: " + returned);
+        assertReadsBack(dir, returned);
+    }
+
+    @Test
+    void shouldStopCleanlyOnAFullTmpfsWritingInline() throws Exception
+    {
+        final Path mount = mountTmpfs();
+        final long returned = fillInline(mount.resolve("journal"), false);
+        assertReadsBack(mount.resolve("journal"), returned);
+    }
+
+    @Test
+    void shouldStopCleanlyOnAFullTmpfsWithThePretoucherAhead() throws Exception
+    {
+        final Path mount = mountTmpfs();
+        final long returned = fillInline(mount.resolve("journal"), true);
+        assertReadsBack(mount.resolve("journal"), returned);
+    }
+
+    @Test
+    void shouldStopTheJournallerCleanlyOnAFullTmpfs() throws Exception
+    {
+        final Path mount = mountTmpfs();
+        final Path dir = mount.resolve("journal");
+        final InputRecord input = new InputRecord(64);
+        final EffectList effects = new EffectList(64);
+        final Journaller journaller = Journaller.start(JournalWriter.open(dir, JournalTestData.header(SEED), false,
+            true));
+        try
+        {
+            for (int sequence = 1; null == journaller.failure() && sequence < 1_000_000; sequence++)
+            {
+                JournalTestData.document(SEED, sequence, input, effects, MAX_EFFECTS);
+                try
+                {
+                    journaller.append(input, sequence, effects);
+                }
+                catch (final JournalException ex)
+                {
+                    break;
+                }
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (null == journaller.failure() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            assertNotNull(journaller.failure(), "two megabytes must run out");
+            assertTrue(journaller.failure().getMessage().contains("no space left on the device"),
+                journaller.failure().getMessage());
+        }
+        finally
+        {
+            try
+            {
+                journaller.close();
+            }
+            catch (final JournalException ignore)
+            {
+                // close reports the failure again
+            }
+        }
+        assertReadsBack(dir, journaller.appendedSequence());
+    }
+
+    private static long fillInline(final Path dir, final boolean pretouch)
+    {
+        final InputRecord input = new InputRecord(64);
+        final EffectList effects = new EffectList(64);
+        long returned = 0;
+        try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(SEED), false, pretouch))
+        {
+            final JournalException failure = assertThrows(JournalException.class, () ->
+            {
+                for (int sequence = 1; sequence < 1_000_000; sequence++)
+                {
+                    JournalTestData.document(SEED, sequence, input, effects, MAX_EFFECTS);
+                    writer.append(input, sequence, effects);
+                }
+            });
+            assertTrue(failure.getMessage().contains("no space left on the device"), failure.getMessage());
+            assertTrue(!failure.getMessage().contains("\n"), failure.getMessage());
+            returned = writer.lastSequence();
+        }
+        assertTrue(returned > 100, "documents before the file system filled: " + returned);
+        return returned;
+    }
+
+    private static void assertReadsBack(final Path dir, final long documents)
+    {
+        final InputRecord expectedInput = new InputRecord(64);
+        final EffectList expectedEffects = new EffectList(64);
+        final ReadOutcome outcome = JournalReader.open(dir).read(new JournalWriterTest.CountingListener()
+        {
+            @Override
+            public void onDocument(
+                final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
+            {
+                JournalTestData.document(SEED, input.sequence(), expectedInput, expectedEffects, MAX_EFFECTS);
+                JournalTestData.assertSameDocument(expectedInput, (int)input.sequence(), expectedEffects, input,
+                    resultCode, effects);
+            }
+        });
+        assertEquals(ReadStatus.CLEAN, outcome.status(), outcome.message());
+        assertEquals(documents, outcome.documents(), outcome.message());
+    }
+
+    /** A 2 MiB tmpfs under the test's directory, or the test is skipped where it cannot be mounted. */
+    private Path mountTmpfs() throws Exception
+    {
+        assumeTrue(System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux"), "tmpfs is Linux's");
+        assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
+        final Path mount = Files.createDirectories(tempDir.resolve("tmpfs"));
+        assumeTrue(0 == run("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount.toString()),
+            "cannot mount a tmpfs here");
+        mounts.add(mount);
+        return mount;
+    }
+
+    private static int run(final String... command) throws IOException, InterruptedException
+    {
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!process.waitFor(20, TimeUnit.SECONDS))
+        {
+            process.destroyForcibly();
+            return -1;
+        }
+        return process.exitValue();
+    }
+}
