@@ -395,6 +395,14 @@ final class RunCommand implements Callable<Integer>
             directPools ? Flags.maxDirectMemory() : Long.MAX_VALUE, Runtime.getRuntime().maxMemory());
         if (!deterministic && "file".equalsIgnoreCase(store))
         {
+            if (null != journal && storeDir.toAbsolutePath().normalize().startsWith(
+                journal.toAbsolutePath().normalize()))
+            {
+                // The journal directory holds the journal alone: it is created new for each run and handed whole to
+                // check, replay and compare; a persistent L3 store inside it would go wherever the journal goes.
+                throw new CliException("--store-dir " + storeDir + " is inside the journal directory " + journal +
+                    ": give the L3 store a directory of its own");
+            }
             Flags.writableDirectory("--store-dir", storeDir, "the L3 store");
         }
     }

@@ -109,6 +109,19 @@ class CliBadInputTest
         assertFalse(Files.exists(store), "no store directory is created");
     }
 
+    @Test
+    void shouldRefuseAStoreDirectoryInsideTheJournalDirectory()
+    {
+        for (final Path inside : List.of(journal, journal.resolve("l3")))
+        {
+            final String error = kvledger("run", "--journal", journal, "--store-dir", inside).failsWithOneLine();
+
+            assertEquals("kvledger: --store-dir " + inside + " is inside the journal directory " + journal +
+                ": give the L3 store a directory of its own", error);
+            assertFalse(Files.exists(journal), "no journal directory is created");
+        }
+    }
+
     static Stream<Arguments> badCounts()
     {
         return Stream.of(
