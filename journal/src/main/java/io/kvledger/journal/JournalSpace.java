@@ -18,9 +18,10 @@ import java.io.File;
  * Before a document at file offset {@code start} of {@code length} bytes is written, the file must be reserved up to
  * {@code start + length + }{@link #MARGIN}: the margin covers what Chronicle itself writes after the document before
  * the next reservation (the next document's 4-byte header, an index array of {@link JournalWriter#ROLL_CYCLE} and
- * its index-of-indexes entry, the end-of-file marker on a roll). Reservations are made {@link #CHUNK} at a time, so one
- * call in about a thousand documents reaches the file system; when a chunk no longer fits, exactly what the document
- * needs is tried before the append is refused, so the journal uses the file system to its last usable chunk.
+ * its index-of-indexes entry, the end-of-file marker on a roll). Reservations reach {@link #LEAD} further, in whole
+ * {@link #CHUNK}s, so one call in a few thousand documents reaches the file system; when that no longer fits, exactly
+ * what the document needs is tried before the append is refused, so the journal uses the file system to its last
+ * usable bytes. The pretouch thread writes pages only below {@link #limit()}.
  * <p>
  * Where the file system cannot allocate ahead ({@code EOPNOTSUPP}: some network and copy-on-write file systems; not
  * Linux; no JNA native library), reservation is off and the writer behaves as Chronicle does alone
@@ -35,6 +36,11 @@ final class JournalSpace
     static final long CHUNK = 1L << 20;
     /** Bytes reserved beyond the end of each document for what Chronicle writes after it. */
     static final long MARGIN = 256L * 1024;
+    /**
+     * Bytes reserved beyond what a document needs when there is room, so the {@link QueuePretoucher}, which touches
+     * only reserved pages ({@link #limit}), keeps a lead of a few megabytes on an inline writer.
+     */
+    static final long LEAD = 3L << 20;
 
     private final FileBlocks blocks;
     private boolean reserving = true;
@@ -62,6 +68,16 @@ final class JournalSpace
         return reserving;
     }
 
+    /**
+     * @return the file offset up to which the writer's current file is reserved, or {@link Long#MAX_VALUE} when
+     *         nothing is reserved ahead (reservation off): where the {@link QueuePretoucher} may write pages without
+     *         meeting a hole the file system cannot fill (a {@code SIGBUS} in its own mapping stops the JVM).
+     */
+    long limit()
+    {
+        return reserving ? reservedTo : Long.MAX_VALUE;
+    }
+
     /** @return calls that reached the file system so far (for tests and diagnostics). */
     long reservedCalls()
     {
@@ -82,7 +98,7 @@ final class JournalSpace
         {
             return;
         }
-        final int errno = extend(queueFile, need, need);
+        final int errno = extend(queueFile, need, need + LEAD);
         if (0 != errno)
         {
             throw new JournalException("cannot reserve room for the next document in " + queueFile + " up to byte " +

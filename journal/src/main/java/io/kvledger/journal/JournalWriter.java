@@ -500,7 +500,7 @@ public final class JournalWriter implements AutoCloseable
                 if (null != pretoucher)
                 {
                     publishMapping(bytes);
-                    pretoucher.published(queueFile, end);
+                    pretoucher.published(queueFile, end, space.limit());
                 }
             }
             catch (final RuntimeException | Error ex)

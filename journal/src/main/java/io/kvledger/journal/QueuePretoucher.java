@@ -15,7 +15,9 @@ import java.util.concurrent.locks.LockSupport;
  * <p>
  * It maps the file itself and touches each page with a compare-and-swap of zero by zero, the way Chronicle's own
  * toucher does: a word the writer already wrote is left as it is, a zero stays zero, so the queue's content and its
- * torn-tail detection are unchanged. It never touches beyond the file's current length. Chronicle Queue's
+ * torn-tail detection are unchanged. It never touches beyond the file's current length, nor beyond the blocks the
+ * writer reserved ({@link JournalSpace}): a write to a hole of a full file system is a {@code SIGBUS}, which in this
+ * thread's compare-and-swap (VM code, not a compiled unsafe access) stops the JVM. Chronicle Queue's
  * {@code ExcerptAppender.pretouch()} is not used: the open-source 2026.4 build logs that it needs the Enterprise
  * edition and fails with a StackOverflowError.
  * <p>
@@ -40,6 +42,7 @@ final class QueuePretoucher implements Runnable
     private volatile boolean running = true;
     private volatile File file;
     private volatile long position;
+    private volatile long limit;
     private volatile long ahead = Long.MAX_VALUE / 4;
     private volatile long mappingAddress;
     private volatile long mappingStart;
@@ -72,15 +75,20 @@ final class QueuePretoucher implements Runnable
      * The writer appended up to {@code endPosition} of {@code queueFile}.
      *
      * @param queueFile   the file written (the same object until the cycle rolls).
-     * @param endPosition file offset after the last document.
+     * @param endPosition   file offset after the last document.
+     * @param reservedLimit file offset up to which the file's blocks are reserved ({@link JournalSpace#limit()}):
+     *                      pages are touched only below it, so a full file system never meets this thread's writes.
      */
-    void published(final File queueFile, final long endPosition)
+    void published(final File queueFile, final long endPosition, final long reservedLimit)
     {
         if (queueFile != file)
         {
+            // The limit of the file before must not be read with the new file: zero first, then the file.
+            limit = 0;
             file = queueFile;
         }
         position = endPosition;
+        limit = reservedLimit;
     }
 
     /**
@@ -184,7 +192,7 @@ final class QueuePretoucher implements Runnable
         final long length = current.length();
         // With the short lead, at most AHEAD_BYTES ahead of the writer: touching the whole block Chronicle allocated
         // at once costs thousands of page faults in one burst, on a core the journaller thread may need.
-        final long to = Math.min((written + ahead) & -PAGE, length & -PAGE);
+        final long to = Math.min(Math.min((written + ahead) & -PAGE, length & -PAGE), limit & -PAGE);
         if (from >= to)
         {
             return false;

@@ -101,6 +101,25 @@ class JournalDiskFullTest
     }
 
     @Test
+    void shouldStopCleanlyOnAFullTmpfsWithThePretoucherTouchingThroughItsOwnMapping() throws Exception
+    {
+        // Where madvise(MADV_POPULATE_WRITE) is missing (Linux before 5.14) the pretoucher writes each page itself;
+        // a page of a hole on a full file system then stopped the JVM with a SIGBUS in the compare-and-swap.
+        final Path mount = mountTmpfs();
+        System.setProperty("kvledger.journal.noPopulate", "true");
+        final long returned;
+        try
+        {
+            returned = fillInline(mount.resolve("journal"), true);
+        }
+        finally
+        {
+            System.clearProperty("kvledger.journal.noPopulate");
+        }
+        assertReadsBack(mount.resolve("journal"), returned);
+    }
+
+    @Test
     void shouldStopTheJournallerCleanlyOnAFullTmpfs() throws Exception
     {
         final Path mount = mountTmpfs();

@@ -19,18 +19,22 @@ class JournalSpaceTest
     private static final long MIB = 1L << 20;
 
     @Test
-    void shouldReserveAMegabyteAtATimeAndStayAheadOfEveryDocumentByTheMargin()
+    void shouldReserveWholeMegabytesALeadAheadAndStayAheadOfEveryDocumentByTheMargin()
     {
         final FakeBlocks blocks = new FakeBlocks(Long.MAX_VALUE);
         final JournalSpace space = new JournalSpace(blocks);
         final File file = new File("a.cq4");
-        for (long end = 1_000; end < 3 * MIB; end += 1_000)
+        for (long end = 1_000; end < 16 * MIB; end += 1_000)
         {
             space.reserve(file, end);
             assertTrue(blocks.allocatedTo >= end + JournalSpace.MARGIN, "reserved to " + blocks.allocatedTo +
                 " for a document ending at " + end);
+            assertEquals(blocks.allocatedTo, space.limit(), "the pretoucher's limit is what is reserved");
+            assertEquals(0, blocks.allocatedTo % JournalSpace.CHUNK, "whole chunks");
         }
-        assertEquals(4, space.reservedCalls(), "one call per megabyte: " + blocks.calls);
+        assertTrue(space.reservedCalls() <= 16 * MIB / JournalSpace.LEAD + 1, "one call per lead: " + blocks.calls);
+        assertTrue(space.reservedCalls() >= 16 * MIB / (JournalSpace.LEAD + JournalSpace.CHUNK),
+            blocks.calls::toString);
         assertEquals(List.of("open a.cq4"), blocks.opened);
     }
 
@@ -42,7 +46,7 @@ class JournalSpaceTest
         final JournalSpace space = new JournalSpace(blocks);
         final File file = new File("a.cq4");
         space.reserve(file, 100);
-        assertEquals(MIB, blocks.allocatedTo);
+        assertEquals(100 + JournalSpace.MARGIN, blocks.allocatedTo, "the lead does not fit: exactly the need");
         final long fits = room - JournalSpace.MARGIN;
         space.reserve(file, fits);
         assertEquals(room, blocks.allocatedTo, "the last bytes are used, not left for want of a whole chunk");
@@ -67,7 +71,8 @@ class JournalSpaceTest
         space.reserve(next, 10);
         assertEquals(List.of("open a.cq4", "open b.cq4"), blocks.opened);
         assertEquals(List.of(0), blocks.closed, "the first file's descriptor is closed");
-        assertEquals("allocate 1 0+" + MIB, blocks.calls.get(blocks.calls.size() - 1));
+        final long lead = (10 + JournalSpace.MARGIN + JournalSpace.LEAD + MIB - 1) / MIB * MIB;
+        assertEquals("allocate 1 0+" + lead, blocks.calls.get(blocks.calls.size() - 1));
         space.close();
         assertEquals(List.of(0, 1), blocks.closed);
     }
@@ -80,6 +85,7 @@ class JournalSpaceTest
         final JournalSpace space = new JournalSpace(blocks);
         space.reserve(new File("a.cq4"), 10);
         assertFalse(space.reserving());
+        assertEquals(Long.MAX_VALUE, space.limit(), "nothing reserved: the pretoucher is not held back");
         space.reserve(new File("a.cq4"), 10 * MIB);
         assertEquals(1, blocks.calls.size(), "no call once off: " + blocks.calls);
 
