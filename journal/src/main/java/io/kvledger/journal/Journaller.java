@@ -72,6 +72,7 @@ public final class Journaller implements AutoCloseable
     private final AtomicLong appended = new AtomicLong();
     private final AgentRunner runner;
     private volatile JournalException failure;
+    private volatile JournalException closeFailure;
     private volatile int largeLength;
     private Thread thread;
     private long offeredSequence;
@@ -263,6 +264,8 @@ public final class Journaller implements AutoCloseable
     /**
      * Append everything offered (unless the journaller failed), stop the journaller thread and close the writer.
      * Idempotent.
+     *
+     * @throws JournalException when the writer's close found the journal gone ({@link JournalWriter#close()}).
      */
     @Override
     public void close()
@@ -283,6 +286,11 @@ public final class Journaller implements AutoCloseable
         finally
         {
             runner.close();
+        }
+        final JournalException failedClose = closeFailure;
+        if (null != failedClose)
+        {
+            throw failedClose;
         }
     }
 
@@ -409,7 +417,14 @@ public final class Journaller implements AutoCloseable
         @Override
         public void onClose()
         {
-            writer.close();
+            try
+            {
+                writer.close();
+            }
+            catch (final JournalException ex)
+            {
+                closeFailure = ex;
+            }
         }
 
         @Override

@@ -117,12 +117,19 @@ final class WorkloadRunner
             }
             finally
             {
-                ledger.close();
-                if (!removeShutdownHook(onSignal))
+                try
                 {
-                    // the serving loop ended because the hook closed the controller: its refusal is no error to
-                    // report; the JVM halts once the hook has said so
-                    awaitHalt();
+                    // may throw: the journal was found gone at close (JournalWriter.close)
+                    ledger.close();
+                }
+                finally
+                {
+                    if (!removeShutdownHook(onSignal))
+                    {
+                        // the serving loop ended because the hook closed the controller: its refusal is no error to
+                        // report; the JVM halts once the hook has said so
+                        awaitHalt();
+                    }
                 }
             }
             // Every store's counts, so a file store on a full disk says so (I/O errors) as Redis does.
