@@ -300,6 +300,13 @@ public final class JournalReader implements AutoCloseable
         {
             return corrupt("document length " + length + " exceeds the largest frame " + JournalFrame.MAX_FRAME_LENGTH);
         }
+        if (lastFileLength >= 0 && contentOffset > lastFileLength && contentOffset > refreshLength())
+        {
+            // Chronicle's index points past the end of a truncated file. Reading there is a SIGBUS, which the JVM
+            // may report only later (an asynchronous InternalError), after garbage was returned: say it from the
+            // file's length instead, as a fault would have.
+            return chronicleFailure(true);
+        }
         if (lastFileLength >= 0 && contentOffset + length > lastFileLength && contentOffset + length > refreshLength())
         {
             return corrupt("document of " + length + " bytes extends past the end of the file (" + lastFileLength +
@@ -723,12 +730,19 @@ public final class JournalReader implements AutoCloseable
 
     private ReadOutcome chronicleFailure(final Throwable ex)
     {
+        return chronicleFailure(isMappedPageFault(ex));
+    }
+
+    /**
+     * @param fault whether Chronicle read past the end of a file (a truncated file) rather than failed to decode it.
+     */
+    private ReadOutcome chronicleFailure(final boolean fault)
+    {
         if (ordinal > 0)
         {
             stopAt(lastCycle, -1, align(lastEnd), lastFileName);
         }
         final String file = null != lastFileName && !lastFileName.isEmpty() ? lastFileName : firstQueueFile;
-        final boolean fault = isMappedPageFault(ex);
         final Long length = null == file ? null : fileLengths.get(file);
         final String what = (fault ? "truncated" : "damaged") + (0 == ordinal ? " before the first document" : "");
         final String why = fault ? (null == length ? "" : length + " bytes; ") + "Chronicle's index points past its " +
