@@ -1,5 +1,6 @@
 package io.kvledger.journal;
 
+import net.openhft.chronicle.core.time.SetTimeProvider;
 import net.openhft.chronicle.core.time.SystemTimeProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -82,6 +83,38 @@ class JournalDiskFullTest
         }
         assertTrue(returned > 100, "documents before the file system filled: " + returned);
         assertReadsBack(dir, returned);
+    }
+
+    @Test
+    void shouldReserveInEveryQueueFileTheJournalRollsTo()
+    {
+        final Path dir = tempDir.resolve("journal");
+        final JournalSpaceTest.FakeBlocks blocks = new JournalSpaceTest.FakeBlocks(Long.MAX_VALUE);
+        final SetTimeProvider clock = new SetTimeProvider(TimeUnit.DAYS.toNanos(20_000) + TimeUnit.HOURS.toNanos(1));
+        final InputRecord input = new InputRecord(64);
+        final EffectList effects = new EffectList(64);
+        try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(SEED), false,
+            JournalTestData.SMALL_BLOCK_SIZE, clock, new JournalSpace(blocks)))
+        {
+            for (int sequence = 1; sequence <= 30; sequence++)
+            {
+                JournalTestData.document(SEED, sequence, input, effects, MAX_EFFECTS);
+                writer.append(input, sequence, effects);
+                if (0 == sequence % 10)
+                {
+                    clock.advanceNanos(TimeUnit.DAYS.toNanos(1));
+                }
+            }
+        }
+        final List<String> queueFiles = new ArrayList<>();
+        for (final Path file : JournalTestData.queueFiles(dir))
+        {
+            queueFiles.add("open " + file);
+        }
+        assertEquals(3, queueFiles.size());
+        assertEquals(queueFiles, blocks.opened.subList(1, blocks.opened.size()), "metadata.cq4t, then each day's file");
+        assertTrue(blocks.opened.get(0).endsWith("metadata.cq4t"), blocks.opened.get(0));
+        assertReadsBack(dir, 30);
     }
 
     @Test
