@@ -17,6 +17,7 @@ import io.kvledger.engine.store.L3Store;
 import io.kvledger.engine.store.StoreListener;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
+import io.kvledger.journal.JournalException;
 import io.kvledger.journal.Inputs;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
@@ -197,16 +198,16 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
         return closed || (null != thread && !thread.isAlive());
     }
 
-    /** @throws IllegalStateException when the loop fail-stopped or was closed. */
+    /** @throws EngineStoppedException when the loop fail-stopped or was closed. */
     void checkRunning()
     {
         if (failure != null)
         {
-            throw new IllegalStateException("kvledger engine stopped: " + failure);
+            throw new EngineStoppedException("kvledger engine stopped: " + failure);
         }
         if (closed)
         {
-            throw new IllegalStateException("kvledger engine is closed");
+            throw new EngineStoppedException("kvledger engine is closed");
         }
     }
 
@@ -654,7 +655,9 @@ public final class EngineLoop implements AutoCloseable, CopyListener, StoreListe
     {
         try
         {
-            return prefix + number + (null == what ? "" : " " + what) + how + cause;
+            // a journal failure's message names the file and the reason; its class name adds nothing
+            final Object why = cause instanceof JournalException ? cause.getMessage() : cause;
+            return prefix + number + (null == what ? "" : " " + what) + how + why;
         }
         catch (final Throwable ignore)
         {

@@ -1,6 +1,8 @@
 package io.kvledger.replay.cli;
 
 import io.kvledger.engine.EngineConfig;
+import io.kvledger.engine.runtime.EngineStoppedException;
+import io.kvledger.journal.JournalException;
 import io.kvledger.journal.codec.DocumentDecoder;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -260,8 +262,11 @@ public final class KvledgerMain implements Callable<Integer>
     private static String describe(final Throwable ex)
     {
         final String message = ex.getMessage();
+        // the engine's stop and the journal's failures say what happened in their message; other exceptions are
+        // named, as their message alone may not say what failed
+        final boolean selfExplaining = ex instanceof EngineStoppedException || ex instanceof JournalException;
         final String text = null == message || message.isBlank() ? ex.getClass().getSimpleName() :
-            ex.getClass().getSimpleName() + ": " + message;
+            selfExplaining ? message : ex.getClass().getSimpleName() + ": " + message;
         return text + " (run with --verbose for the stack trace)";
     }
 
