@@ -284,6 +284,9 @@ public final class KvLedger implements AutoCloseable
      * completions are journaled (operations only queued, in a pass left open, never launch); stop the device and
      * store threads; drain the ring; publish the final counters and state; stop the metrics endpoint; close the
      * journal. A second call, from any thread, returns once the first has closed everything.
+     *
+     * @throws io.kvledger.journal.JournalException once everything is closed, when the journal's queue file was
+     *                                              removed while the controller wrote it (the journal is lost).
      */
     @Override
     public synchronized void close()
