@@ -215,6 +215,7 @@ public final class JournalWriter implements AutoCloseable
         SingleChronicleQueue queue = null;
         ExcerptAppender appender = null;
         FileChannel lock = null;
+        boolean owned = false;
         boolean success = false;
         try
         {
@@ -223,6 +224,7 @@ public final class JournalWriter implements AutoCloseable
             // new directory (two runs started together) would otherwise all pass the check and append to one queue.
             lock = lockForWriting(directory);
             refuseExistingJournal(directory);
+            owned = true;
             queue = SingleChronicleQueueBuilder.binary(directory)
                 .rollCycle(ROLL_CYCLE)
                 .blockSize(blockSize)
@@ -252,7 +254,8 @@ public final class JournalWriter implements AutoCloseable
         }
         catch (final JournalException ex)
         {
-            throw ex;
+            throw ex.getMessage().startsWith("cannot create a journal") ? ex :
+                new JournalException("cannot create a journal in " + directory + ": " + ex.getMessage(), ex);
         }
         catch (final RuntimeException | AssertionError | InternalError ex)
         {
@@ -265,6 +268,12 @@ public final class JournalWriter implements AutoCloseable
                 space.close();
                 closeQuietly(appender);
                 closeQuietly(queue);
+                if (owned)
+                {
+                    // The directory held no queue file when this open took it: what is there now is this open's
+                    // half-made queue (e.g. on a full file system), which would refuse the retry as an existing one.
+                    removeQueueFiles(directory);
+                }
                 closeQuietly(lock);
             }
         }
@@ -670,6 +679,25 @@ public final class JournalWriter implements AutoCloseable
         catch (final IOException ex)
         {
             throw new JournalException("cannot list " + directory + ": " + ex, ex);
+        }
+    }
+
+    private static void removeQueueFiles(final Path directory)
+    {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory))
+        {
+            for (final Path file : files)
+            {
+                final String name = file.getFileName().toString();
+                if (name.endsWith(".cq4") || name.endsWith(".cq4t"))
+                {
+                    Files.deleteIfExists(file);
+                }
+            }
+        }
+        catch (final IOException ignore)
+        {
+            // the first failure is the one reported; the retry names what is left
         }
     }
 

@@ -86,6 +86,35 @@ class JournalDiskFullTest
     }
 
     @Test
+    void shouldRefuseToCreateAJournalWithoutRoomAndLeaveNothingThatRefusesTheRetry() throws Exception
+    {
+        final Path dir = tempDir.resolve("journal");
+        final JournalSpaceTest.FakeBlocks blocks = new JournalSpaceTest.FakeBlocks(0);
+        final JournalException ex = assertThrows(JournalException.class, () -> JournalWriter.open(dir,
+            JournalTestData.header(SEED), false, JournalTestData.SMALL_BLOCK_SIZE, SystemTimeProvider.INSTANCE,
+            new JournalSpace(blocks)));
+        assertTrue(ex.getMessage().startsWith("cannot create a journal in " + dir + ": cannot reserve"),
+            ex.getMessage());
+        assertTrue(ex.getMessage().contains("no space left on the device"), ex.getMessage());
+        try (var files = Files.list(dir))
+        {
+            assertTrue(files.noneMatch((file) -> file.toString().endsWith(".cq4") || file.toString().endsWith(".cq4t")),
+                "the half-made queue is removed");
+        }
+
+        blocks.room = Long.MAX_VALUE;
+        try (JournalWriter writer = JournalWriter.open(dir, JournalTestData.header(SEED), false,
+            JournalTestData.SMALL_BLOCK_SIZE, SystemTimeProvider.INSTANCE, new JournalSpace(blocks)))
+        {
+            final InputRecord input = new InputRecord(64);
+            final EffectList effects = new EffectList(64);
+            JournalTestData.document(SEED, 1, input, effects, MAX_EFFECTS);
+            writer.append(input, 1, effects);
+        }
+        assertReadsBack(dir, 1);
+    }
+
+    @Test
     void shouldReserveInEveryQueueFileTheJournalRollsTo()
     {
         final Path dir = tempDir.resolve("journal");
