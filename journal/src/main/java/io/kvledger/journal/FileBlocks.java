@@ -88,7 +88,6 @@ interface FileBlocks
         private static final int O_CLOEXEC = 0x80000;
         private static final int FALLOC_FL_KEEP_SIZE = 1;
 
-        private LibC libc;
         private boolean unavailable;
 
         /** The calls, through JNA. */
@@ -101,20 +100,27 @@ interface FileBlocks
             int close(int fd) throws LastErrorException;
         }
 
-        private LibC libc()
+        /** The C library, bound once per process on first use (null where JNA cannot bind it). */
+        private static final class Binding
         {
-            if (null == libc && !unavailable)
+            static final LibC LIBC = bind();
+
+            private static LibC bind()
             {
                 try
                 {
-                    libc = Native.load("c", LibC.class);
+                    return Native.load("c", LibC.class);
                 }
                 catch (final LinkageError | RuntimeException ex)
                 {
-                    unavailable = true;
+                    return null;
                 }
             }
-            return libc;
+        }
+
+        private LibC libc()
+        {
+            return unavailable ? null : Binding.LIBC;
         }
 
         public int open(final String path)
