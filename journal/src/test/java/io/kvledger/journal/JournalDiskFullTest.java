@@ -6,19 +6,16 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A journal on a full file system: the append that finds no room throws a one-line {@link JournalException} and
@@ -34,14 +31,14 @@ class JournalDiskFullTest
     @TempDir
     Path tempDir;
 
-    private final List<Path> mounts = new ArrayList<>();
+    private final List<SmallTmpfs> mounts = new ArrayList<>();
 
     @AfterEach
     void unmount() throws Exception
     {
-        for (final Path mount : mounts)
+        for (final SmallTmpfs mount : mounts)
         {
-            run("umount", "-l", mount.toString());
+            mount.close();
         }
     }
 
@@ -272,24 +269,8 @@ class JournalDiskFullTest
     /** A 2 MiB tmpfs under the test's directory, or the test is skipped where it cannot be mounted. */
     private Path mountTmpfs() throws Exception
     {
-        assumeTrue(System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux"), "tmpfs is Linux's");
-        assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
-        final Path mount = Files.createDirectories(tempDir.resolve("tmpfs"));
-        assumeTrue(0 == run("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount.toString()),
-            "cannot mount a tmpfs here");
-        mounts.add(mount);
-        return mount;
-    }
-
-    private static int run(final String... command) throws IOException, InterruptedException
-    {
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!process.waitFor(20, TimeUnit.SECONDS))
-        {
-            process.destroyForcibly();
-            return -1;
-        }
-        return process.exitValue();
+        final SmallTmpfs tmpfs = SmallTmpfs.mountOrSkip(tempDir, "2m");
+        mounts.add(tmpfs);
+        return tmpfs.path();
     }
 }

@@ -1,19 +1,15 @@
 package io.kvledger.replay.cli;
 
+import io.kvledger.journal.SmallTmpfs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 import static io.kvledger.replay.cli.CliRun.kvledger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code kvledger run} with its journal on a file system that fills up during the run (a real 2 MiB tmpfs, where the
@@ -25,14 +21,14 @@ class RunJournalDiskFullTest
     @TempDir
     Path dir;
 
-    private Path mount;
+    private SmallTmpfs tmpfs;
 
     @AfterEach
     void unmount() throws Exception
     {
-        if (null != mount)
+        if (null != tmpfs)
         {
-            run("umount", "-l", mount.toString());
+            tmpfs.close();
         }
     }
 
@@ -50,13 +46,8 @@ class RunJournalDiskFullTest
 
     private void runOnAFullFileSystem(final String journalThread) throws Exception
     {
-        assumeTrue(System.getProperty("os.name").toLowerCase(Locale.ROOT).contains("linux"), "tmpfs is Linux's");
-        assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
-        final Path target = Files.createDirectories(dir.resolve("tmpfs"));
-        assumeTrue(0 == run("mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", target.toString()),
-            "cannot mount a tmpfs here");
-        mount = target;
-        final Path journal = mount.resolve("journal");
+        tmpfs = SmallTmpfs.mountOrSkip(dir, "2m");
+        final Path journal = tmpfs.path().resolve("journal");
 
         final CliRun run = kvledger("run", "--journal", journal, "--store", "memory", "--requests", "256",
             journalThread).exits(KvledgerMain.EXIT_BAD_INPUT);
@@ -68,17 +59,5 @@ class RunJournalDiskFullTest
         assertTrue(lines[0].contains("no space left on the device"), lines[0]);
         final CliRun check = kvledger("check", journal).exits(KvledgerMain.EXIT_CLEAN);
         assertTrue(check.out().contains("clean"), check.out());
-    }
-
-    private static int run(final String... command) throws IOException, InterruptedException
-    {
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!process.waitFor(20, TimeUnit.SECONDS))
-        {
-            process.destroyForcibly();
-            return -1;
-        }
-        return process.exitValue();
     }
 }
