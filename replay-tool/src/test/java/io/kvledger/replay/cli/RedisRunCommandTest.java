@@ -240,6 +240,24 @@ class RedisRunCommandTest
     }
 
     /**
+     * A {@code --redis-timeout-ms} too large is refused naming the flag and its range, before anything is created;
+     * before, Lettuce's int milliseconds overflowed and the one line blamed Redis ({@code cannot connect to Redis at
+     * ...: integer overflow}, or {@code long overflow}), and an hour and one millisecond was taken.
+     */
+    @Test
+    void shouldRefuseARedisTimeoutOutOfRangeNamingTheFlag(@TempDir final Path dir)
+    {
+        for (final String ms : new String[]{"3600001", "100000000000", "9223372036854775807"})
+        {
+            final String line = kvledger(run(dir.resolve("j"), "timeout", single.node(0).uri(), "--redis-timeout-ms",
+                ms)).failsWithOneLine();
+            assertTrue(line.startsWith("kvledger: --redis-timeout-ms " + ms + " is out of range: 1 to 3,600,000 ms"),
+                line);
+            assertTrue(!Files.exists(dir.resolve("j")), "nothing journaled");
+        }
+    }
+
+    /**
      * A Redis that fails the benchmark's operations and then the deletion of its keys, as one that goes away in the
      * middle of a Redis cell does (an ACL user without SET and SCAN makes it happen every time): the one line says
      * why the bench failed and that its keys were left behind; before, the clean-up's exception hid it
