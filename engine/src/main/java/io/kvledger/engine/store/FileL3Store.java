@@ -240,8 +240,7 @@ public final class FileL3Store extends AsyncL3Store
         final boolean existed = target.toFile().exists();
         try
         {
-            try (FileChannel channel = FileChannel.open(tmp,
-                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
+            try (FileChannel channel = openTemporary(tmp))
             {
                 scratch.clear().limit(HEADER_LENGTH + length);
                 while (scratch.hasRemaining())
@@ -260,6 +259,26 @@ public final class FileL3Store extends AsyncL3Store
         if (!existed)
         {
             adjustCount(kind, 1);
+        }
+    }
+
+    /**
+     * Open an object's temporary file. Its folder is made once per bucket and remembered; when it is gone (the
+     * store directory emptied while the store runs, as a clean-up would), it is made again, so the writes into that
+     * bucket do not fail until a restart.
+     */
+    private static FileChannel openTemporary(final Path tmp) throws IOException
+    {
+        try
+        {
+            return FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            Files.createDirectories(tmp.getParent());
+            return FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
         }
     }
 

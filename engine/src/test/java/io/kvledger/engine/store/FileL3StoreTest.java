@@ -152,6 +152,46 @@ class FileL3StoreTest extends L3StoreContract
         assertEquals(expectedMamba, staging.digest(Pool.HOST_MAMBA, 2));
     }
 
+    /**
+     * The store directory emptied while the store runs (a clean-up removing {@code kv/*} and {@code mamba/*}): the
+     * next writes of the same buckets make their folders again. Before, the store remembered each bucket's folder
+     * as made, and every later write into it failed (an I/O error, {@code ok} false) until a restart.
+     */
+    @Test
+    void shouldWriteAgainIntoBucketsRemovedWhileItRuns() throws Exception
+    {
+        final long[] expected = fillPages(0, 4, 21);
+        writePages(1, new int[]{ 0, 1, 2, 3 }, 3);
+        final Path root = directory.resolve("l3");
+        for (final String part : new String[]{ "kv", "mamba" })
+        {
+            try (Stream<Path> files = Files.walk(root.resolve(part)))
+            {
+                files.sorted(java.util.Comparator.reverseOrder()).filter((p) -> !p.equals(root.resolve(part)))
+                    .forEach((p) -> p.toFile().delete());
+            }
+        }
+        assertFalse(Files.exists(((FileL3Store)store).pagePath(hi[0], lo[0]).getParent()));
+
+        writePages(2, new int[]{ 0, 1, 2, 3 }, 3);
+        assertEquals(0, store.stats().ioErrors());
+
+        final FetchPlan fetch = store.claimFetch();
+        for (int i = 0; i < 4; i++)
+        {
+            fetch.page(hi[i], lo[i], 40 + i);
+        }
+        store.fetch(3, fetch.mamba(hi[3], lo[3], 2));
+        final RecordingStoreListener.Completion done = listener.next(FETCH, 3);
+        assertTrue(done.ok);
+        assertEquals(4, done.pages);
+        assertTrue(done.mambaRead);
+        for (int i = 0; i < 4; i++)
+        {
+            assertEquals(expected[i], staging.digest(Pool.HOST_KV, 40 + i));
+        }
+    }
+
     @Test
     void shouldFailAFetchOfACorruptFileAndRemoveIt() throws Exception
     {
