@@ -87,6 +87,57 @@ class FileL3StoreTest extends L3StoreContract
         }
     }
 
+    /**
+     * Two stores opening one directory at once (two controllers sharing it, started together) each remove the
+     * temporary files of dead writers while the other is listing them: an entry listed and gone before its
+     * attributes are read is skipped. Before, the walk threw UncheckedIOException (NoSuchFileException), which the
+     * constructor did not catch: the controller failed to open with a raw exception.
+     */
+    @Test
+    void shouldOpenWhileAnotherStoreRemovesTheTemporaryFilesItLists() throws Exception
+    {
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final String writer = Long.toHexString(gone.pid());
+        final java.util.concurrent.ExecutorService openers = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try
+        {
+            for (int round = 0; round < 2; round++)
+            {
+                final Path root = directory.resolve("shared-" + round);
+                for (int bucket = 0; bucket < 4; bucket++)
+                {
+                    final Path folder = Files.createDirectories(root.resolve("kv").resolve("0" + bucket));
+                    for (int i = 0; i < 2_000; i++)
+                    {
+                        Files.createFile(folder.resolve(String.format(java.util.Locale.ROOT, "0%d%030x.page.%s-%x.tmp",
+                            bucket, i, writer, i)));
+                    }
+                }
+                final java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+                final java.util.concurrent.Callable<Long> open = () ->
+                {
+                    together.await();
+                    final FileL3Store opened = new FileL3Store(root, staging);
+                    opened.close();
+                    return opened.pageCount();
+                };
+                final java.util.concurrent.Future<Long> first = openers.submit(open);
+                final java.util.concurrent.Future<Long> second = openers.submit(open);
+                assertEquals(0, first.get());
+                assertEquals(0, second.get());
+                try (Stream<Path> left = Files.walk(root))
+                {
+                    assertEquals(0, left.filter((p) -> p.toString().endsWith(".tmp")).count(), "all removed");
+                }
+            }
+        }
+        finally
+        {
+            openers.shutdownNow();
+        }
+    }
+
     @Test
     void shouldSayWhyTheStoreDirectoryCannotBeOpened() throws Exception
     {
