@@ -149,7 +149,9 @@ public final class CountersFile
             throw new IllegalArgumentException(file + " has counters layout version " + version + "; this kvledger " +
                 "reads version " + VERSION);
         }
-        if (metadataLength <= 0 || valuesLength <= 0 ||
+        // whole records, at least one counter, and metadata for every value (Agrona's reader throws otherwise)
+        if (valuesLength < CountersReader.COUNTER_LENGTH || valuesLength % CountersReader.COUNTER_LENGTH != 0 ||
+            metadataLength <= 0 || metadataLength % CountersReader.METADATA_LENGTH != 0 ||
             (long)HEADER_LENGTH + metadataLength + valuesLength > size ||
             metadataLength < valuesLength * (CountersReader.METADATA_LENGTH / CountersReader.COUNTER_LENGTH))
         {

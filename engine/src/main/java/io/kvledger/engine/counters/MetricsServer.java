@@ -14,9 +14,11 @@ import java.util.concurrent.Executors;
 
 /**
  * Serves the counters file in the Prometheus text format on {@code http://127.0.0.1:PORT/metrics}, with the JDK's
- * own HTTP server on one daemon thread. It reads the mapped file like any other reader, so the engine thread does
- * no extra work for a scrape. Bound to the loopback address only: exposing it further is a deployment choice (a
- * reverse proxy, or a Prometheus agent on the same host).
+ * own HTTP server on daemon threads made as requests need them (idle ones end after a minute): the JDK server reads
+ * a request on the thread that answers it, so with a single thread one client that sent only part of its request
+ * would hold every later scrape for as long as its connection stayed open. It reads the mapped file like any other
+ * reader, so the engine thread does no extra work for a scrape. Bound to the loopback address only: exposing it
+ * further is a deployment choice (a reverse proxy, or a Prometheus agent on the same host).
  */
 public final class MetricsServer implements AutoCloseable
 {
@@ -66,7 +68,7 @@ public final class MetricsServer implements AutoCloseable
             throw new IllegalArgumentException("cannot serve metrics on 127.0.0.1:" + port + ": " + ex.getMessage(),
                 ex);
         }
-        final ExecutorService executor = Executors.newSingleThreadExecutor(runnable ->
+        final ExecutorService executor = Executors.newCachedThreadPool(runnable ->
         {
             final Thread t = new Thread(runnable, "kvledger-metrics");
             t.setDaemon(true);

@@ -10,12 +10,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.stream.Stream;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.EnumSet;
 
 /**
  * The default L3 store: a directory of files keyed by fingerprint, {@code kv/<2 hex>/<32 hex>.page} and
@@ -240,8 +244,7 @@ public final class FileL3Store extends AsyncL3Store
         final boolean existed = target.toFile().exists();
         try
         {
-            try (FileChannel channel = FileChannel.open(tmp,
-                StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE))
+            try (FileChannel channel = openTemporary(tmp))
             {
                 scratch.clear().limit(HEADER_LENGTH + length);
                 while (scratch.hasRemaining())
@@ -260,6 +263,26 @@ public final class FileL3Store extends AsyncL3Store
         if (!existed)
         {
             adjustCount(kind, 1);
+        }
+    }
+
+    /**
+     * Open an object's temporary file. Its folder is made once per bucket and remembered; when it is gone (the
+     * store directory emptied while the store runs, as a clean-up would), it is made again, so the writes into that
+     * bucket do not fail until a restart.
+     */
+    private static FileChannel openTemporary(final Path tmp) throws IOException
+    {
+        try
+        {
+            return FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            Files.createDirectories(tmp.getParent());
+            return FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
         }
     }
 
@@ -333,30 +356,51 @@ public final class FileL3Store extends AsyncL3Store
     /**
      * Count the objects under {@code root}, removing on the way the temporary files of writers that no longer run
      * (a process killed between writing and renaming leaves one; their names carry the writer's pid). A temporary
-     * file of a live process, this one's or another's sharing the directory, is left alone.
+     * file of a live process, this one's or another's sharing the directory, is left alone. An entry that is gone
+     * by the time its attributes are read (renamed by a live writer, removed by another store opening the same
+     * directory) is skipped: it is either an object the other process counts or no object at all.
      */
     private static long countFiles(final Path root, final String suffix) throws IOException
     {
-        try (Stream<Path> files = Files.walk(root, 2))
+        final long[] count = new long[1];
+        Files.walkFileTree(root, EnumSet.noneOf(FileVisitOption.class), 2, new SimpleFileVisitor<>()
         {
-            return files.filter((path) ->
+            @Override
+            public FileVisitResult visitFile(final Path path, final BasicFileAttributes attributes)
             {
                 final String name = path.getFileName().toString();
-                if (name.endsWith(TMP_SUFFIX) && !writerAlive(name))
+                if (name.endsWith(TMP_SUFFIX))
                 {
-                    try
+                    if (!writerAlive(name))
                     {
-                        Files.deleteIfExists(path);
+                        try
+                        {
+                            Files.deleteIfExists(path);
+                        }
+                        catch (final IOException ignored)
+                        {
+                            // another opener removed it, or it cannot be removed: it is never read as an object
+                        }
                     }
-                    catch (final IOException ignored)
-                    {
-                        // another opener removed it, or it cannot be removed: it is never read as an object
-                    }
-                    return false;
                 }
-                return name.endsWith(suffix);
-            }).count();
-        }
+                else if (name.endsWith(suffix))
+                {
+                    count[0]++;
+                }
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(final Path path, final IOException ex) throws IOException
+            {
+                if (ex instanceof NoSuchFileException)
+                {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw ex;
+            }
+        });
+        return count[0];
     }
 
     /** Whether the writer named in a temporary file's name ({@code <object>.<pid hex>-<hash hex>.tmp}) still runs. */

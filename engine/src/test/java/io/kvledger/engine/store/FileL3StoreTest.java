@@ -87,6 +87,57 @@ class FileL3StoreTest extends L3StoreContract
         }
     }
 
+    /**
+     * Two stores opening one directory at once (two controllers sharing it, started together) each remove the
+     * temporary files of dead writers while the other is listing them: an entry listed and gone before its
+     * attributes are read is skipped. Before, the walk threw UncheckedIOException (NoSuchFileException), which the
+     * constructor did not catch: the controller failed to open with a raw exception.
+     */
+    @Test
+    void shouldOpenWhileAnotherStoreRemovesTheTemporaryFilesItLists() throws Exception
+    {
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        final String writer = Long.toHexString(gone.pid());
+        final java.util.concurrent.ExecutorService openers = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try
+        {
+            for (int round = 0; round < 2; round++)
+            {
+                final Path root = directory.resolve("shared-" + round);
+                for (int bucket = 0; bucket < 4; bucket++)
+                {
+                    final Path folder = Files.createDirectories(root.resolve("kv").resolve("0" + bucket));
+                    for (int i = 0; i < 2_000; i++)
+                    {
+                        Files.createFile(folder.resolve(String.format(java.util.Locale.ROOT, "0%d%030x.page.%s-%x.tmp",
+                            bucket, i, writer, i)));
+                    }
+                }
+                final java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+                final java.util.concurrent.Callable<Long> open = () ->
+                {
+                    together.await();
+                    final FileL3Store opened = new FileL3Store(root, staging);
+                    opened.close();
+                    return opened.pageCount();
+                };
+                final java.util.concurrent.Future<Long> first = openers.submit(open);
+                final java.util.concurrent.Future<Long> second = openers.submit(open);
+                assertEquals(0, first.get());
+                assertEquals(0, second.get());
+                try (Stream<Path> left = Files.walk(root))
+                {
+                    assertEquals(0, left.filter((p) -> p.toString().endsWith(".tmp")).count(), "all removed");
+                }
+            }
+        }
+        finally
+        {
+            openers.shutdownNow();
+        }
+    }
+
     @Test
     void shouldSayWhyTheStoreDirectoryCannotBeOpened() throws Exception
     {
@@ -150,6 +201,46 @@ class FileL3StoreTest extends L3StoreContract
             assertEquals(expected[i], staging.digest(Pool.HOST_KV, 40 + i));
         }
         assertEquals(expectedMamba, staging.digest(Pool.HOST_MAMBA, 2));
+    }
+
+    /**
+     * The store directory emptied while the store runs (a clean-up removing {@code kv/*} and {@code mamba/*}): the
+     * next writes of the same buckets make their folders again. Before, the store remembered each bucket's folder
+     * as made, and every later write into it failed (an I/O error, {@code ok} false) until a restart.
+     */
+    @Test
+    void shouldWriteAgainIntoBucketsRemovedWhileItRuns() throws Exception
+    {
+        final long[] expected = fillPages(0, 4, 21);
+        writePages(1, new int[]{ 0, 1, 2, 3 }, 3);
+        final Path root = directory.resolve("l3");
+        for (final String part : new String[]{ "kv", "mamba" })
+        {
+            try (Stream<Path> files = Files.walk(root.resolve(part)))
+            {
+                files.sorted(java.util.Comparator.reverseOrder()).filter((p) -> !p.equals(root.resolve(part)))
+                    .forEach((p) -> p.toFile().delete());
+            }
+        }
+        assertFalse(Files.exists(((FileL3Store)store).pagePath(hi[0], lo[0]).getParent()));
+
+        writePages(2, new int[]{ 0, 1, 2, 3 }, 3);
+        assertEquals(0, store.stats().ioErrors());
+
+        final FetchPlan fetch = store.claimFetch();
+        for (int i = 0; i < 4; i++)
+        {
+            fetch.page(hi[i], lo[i], 40 + i);
+        }
+        store.fetch(3, fetch.mamba(hi[3], lo[3], 2));
+        final RecordingStoreListener.Completion done = listener.next(FETCH, 3);
+        assertTrue(done.ok);
+        assertEquals(4, done.pages);
+        assertTrue(done.mambaRead);
+        for (int i = 0; i < 4; i++)
+        {
+            assertEquals(expected[i], staging.digest(Pool.HOST_KV, 40 + i));
+        }
     }
 
     @Test

@@ -13,6 +13,13 @@ import java.util.List;
  */
 final class RedisStores
 {
+    /**
+     * Longest {@code --redis-timeout-ms}: an hour. Lettuce keeps its timeouts in int milliseconds (a value above
+     * 2^31 - 1 failed the connection as "integer overflow", a larger one as "long overflow", blaming Redis), and one
+     * operation waiting longer would hold the store's only I/O thread, and the run, for as long.
+     */
+    static final long MAX_TIMEOUT_MS = 3_600_000;
+
     private RedisStores()
     {
     }
@@ -37,6 +44,8 @@ final class RedisStores
         {
             throw new CliException("--redis-timeout-ms must be positive: " + timeoutMs);
         }
+        Flags.range("--redis-timeout-ms", timeoutMs, 1, MAX_TIMEOUT_MS, "ms", "how long one Redis operation may " +
+            "wait for its answers");
         try
         {
             return RedisL3Store.factory(RedisConnector.connect(uris, namespace, Duration.ofMillis(timeoutMs)));

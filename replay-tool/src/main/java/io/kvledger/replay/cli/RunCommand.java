@@ -96,7 +96,7 @@ final class RunCommand implements Callable<Integer>
     String redisNamespace;
 
     @Option(names = "--redis-timeout-ms", paramLabel = "MS", description = "How long a Redis operation waits " +
-        "before it fails and the request recomputes (default: ${DEFAULT-VALUE}).", defaultValue = "2000")
+        "before it fails and the request recomputes, 1 to 3600000 (default: ${DEFAULT-VALUE}).", defaultValue = "2000")
     long redisTimeoutMs;
 
     @Option(names = "--store-dir", paramLabel = "DIR", description = "Directory of the file store (default: " +

@@ -139,59 +139,134 @@ final class StoreBench
                 staging.fill(Pool.HOST_KV, slot, slot + 1);
             }
             final Counter counter = new Counter();
-            final L3Store store = null == dir ? new RedisL3Store(RedisConnector.connect(redisUris,
-                "kvledger-bench-" + ProcessHandle.current().pid(), Duration.ofSeconds(30)), staging, 64, 64) :
+            final L3Store store = null == dir ? new RedisL3Store(connect(redisUris), staging, 64, 64) :
                 new FileL3Store(dir, staging, 64, 64);
-            store.start(counter);
+            final double[] result;
             try
             {
-                final double[] result = new double[2];
-                long op = 0;
-                for (int pass = 0; pass < 2; pass++)
-                {
-                    final long writeStart = System.nanoTime();
-                    for (int first = 0; first < pages; first += batch)
-                    {
-                        final WritePlan plan = store.claimWrite();
-                        for (int i = first; i < first + batch; i++)
-                        {
-                            plan.page(hi[i], lo[i], i % SLOTS);
-                        }
-                        store.write(op++, plan);
-                    }
-                    counter.await(op);
-                    final long writeNs = System.nanoTime() - writeStart;
-
-                    final long fetchStart = System.nanoTime();
-                    for (int first = 0; first < pages; first += batch)
-                    {
-                        final FetchPlan plan = store.claimFetch();
-                        for (int i = first; i < first + batch; i++)
-                        {
-                            plan.page(hi[i], lo[i], i % SLOTS);
-                        }
-                        store.fetch(op++, plan);
-                    }
-                    counter.await(op);
-                    final long fetchNs = System.nanoTime() - fetchStart;
-                    if (counter.failures.get() > 0 || counter.pagesRead.get() != (long)pages * (pass + 1))
-                    {
-                        throw new CliException("store bench: " + counter.failures.get() + " failed operations, " +
-                            counter.pagesRead.get() + " pages read; " + store.stats());
-                    }
-                    result[0] = pages * 1e9 / writeNs;
-                    result[1] = pages * 1e9 / fetchNs;
-                }
-                return result;
+                store.start(counter);
+                result = passes(store, counter, hi, lo, batch, pages);
             }
-            finally
+            catch (final RuntimeException ex)
             {
-                if (store instanceof RedisL3Store)
-                {
-                    ((RedisL3Store)store).deleteAll();
-                }
-                store.close();
+                throw cleanUpAfter(store, ex);
             }
+            cleanUp(store);
+            return result;
+        }
+    }
+
+    private static double[] passes(final L3Store store, final Counter counter, final long[] hi, final long[] lo,
+        final int batch, final int pages)
+    {
+        final double[] result = new double[2];
+        long op = 0;
+        for (int pass = 0; pass < 2; pass++)
+        {
+            final long writeStart = System.nanoTime();
+            for (int first = 0; first < pages; first += batch)
+            {
+                final WritePlan plan = store.claimWrite();
+                for (int i = first; i < first + batch; i++)
+                {
+                    plan.page(hi[i], lo[i], i % SLOTS);
+                }
+                store.write(op++, plan);
+            }
+            counter.await(op);
+            final long writeNs = System.nanoTime() - writeStart;
+
+            final long fetchStart = System.nanoTime();
+            for (int first = 0; first < pages; first += batch)
+            {
+                final FetchPlan plan = store.claimFetch();
+                for (int i = first; i < first + batch; i++)
+                {
+                    plan.page(hi[i], lo[i], i % SLOTS);
+                }
+                store.fetch(op++, plan);
+            }
+            counter.await(op);
+            final long fetchNs = System.nanoTime() - fetchStart;
+            if (counter.failures.get() > 0 || counter.pagesRead.get() != (long)pages * (pass + 1))
+            {
+                throw new CliException("store bench: " + counter.failures.get() + " failed operations, " +
+                    counter.pagesRead.get() + " pages read; " + store.stats());
+            }
+            result[0] = pages * 1e9 / writeNs;
+            result[1] = pages * 1e9 / fetchNs;
+        }
+        return result;
+    }
+
+    /** A cell's own connection; Redis that answered the probe may have gone since (one line, not a stack trace). */
+    private static RedisConnector connect(final List<String> redisUris)
+    {
+        try
+        {
+            return RedisConnector.connect(redisUris, "kvledger-bench-" + ProcessHandle.current().pid(),
+                Duration.ofSeconds(30));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new CliException("store bench: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * After a cell: delete its Redis keys, then close the store (its connections), whether or not the deletion
+     * worked.
+     *
+     * @throws CliException when the keys could not be deleted.
+     */
+    private static void cleanUp(final L3Store store)
+    {
+        final String leftOver = deleteKeys(store);
+        if (null != leftOver)
+        {
+            throw new CliException("store bench: " + leftOver);
+        }
+    }
+
+    /**
+     * After a cell that failed: the same clean-up, which must not hide why the cell failed (a Redis that went away
+     * fails the cell first, then the deletion of its keys).
+     *
+     * @return the exception to throw: the cell's failure, one line, saying too when its keys were left behind.
+     */
+    private static RuntimeException cleanUpAfter(final L3Store store, final RuntimeException failure)
+    {
+        final String leftOver = deleteKeys(store);
+        if (null == leftOver)
+        {
+            return failure;
+        }
+        final String message = failure instanceof CliException ? failure.getMessage() : "store bench: " + failure;
+        return new CliException(message + "; " + leftOver, failure);
+    }
+
+    /** @return null when done, else why the benchmark's Redis keys are left behind; the store is closed. */
+    private static String deleteKeys(final L3Store store)
+    {
+        try
+        {
+            if (store instanceof RedisL3Store redis)
+            {
+                try
+                {
+                    redis.deleteAll();
+                }
+                catch (final RuntimeException ex)
+                {
+                    return "the benchmark's keys in " + redis.connector().describe() + " could not be deleted: " +
+                        ex.getMessage();
+                }
+            }
+            return null;
+        }
+        finally
+        {
+            store.close();
         }
     }
 

@@ -239,6 +239,52 @@ class RedisRunCommandTest
             "the benchmark's keys are deleted");
     }
 
+    /**
+     * A {@code --redis-timeout-ms} too large is refused naming the flag and its range, before anything is created;
+     * before, Lettuce's int milliseconds overflowed and the one line blamed Redis ({@code cannot connect to Redis at
+     * ...: integer overflow}, or {@code long overflow}), and an hour and one millisecond was taken.
+     */
+    @Test
+    void shouldRefuseARedisTimeoutOutOfRangeNamingTheFlag(@TempDir final Path dir)
+    {
+        for (final String ms : new String[]{"3600001", "100000000000", "9223372036854775807"})
+        {
+            final String line = kvledger(run(dir.resolve("j"), "timeout", single.node(0).uri(), "--redis-timeout-ms",
+                ms)).failsWithOneLine();
+            assertTrue(line.startsWith("kvledger: --redis-timeout-ms " + ms + " is out of range: 1 to 3,600,000 ms"),
+                line);
+            assertTrue(!Files.exists(dir.resolve("j")), "nothing journaled");
+        }
+    }
+
+    /**
+     * A Redis that fails the benchmark's operations and then the deletion of its keys, as one that goes away in the
+     * middle of a Redis cell does (an ACL user without SET and SCAN makes it happen every time): the one line says
+     * why the bench failed and that its keys were left behind; before, the clean-up's exception hid it
+     * ({@code RedisCommandExecutionException: NOPERM ...}) and the cell's store was never closed.
+     */
+    @Test
+    void shouldSayWhyTheStoreBenchFailedWhenDeletingItsKeysFailsToo()
+    {
+        final RedisServers.Node node = single.node(0);
+        node.cli("ACL", "SETUSER", "bench-no-write", "on", ">pw", "~*", "&*", "+@all", "-set", "-scan");
+        try
+        {
+            final CliRun bench = kvledger("bench", "--store-bench", "--store-mib", 1, "--redis",
+                "redis://bench-no-write:pw@127.0.0.1:" + node.port()).exits(KvledgerMain.EXIT_BAD_INPUT);
+            bench.assertNoStackTrace();
+            final String err = bench.err().trim();
+            assertEquals(1, err.split("\n").length, err);
+            assertTrue(err.startsWith("kvledger: store bench: ") && err.contains(" failed operations, "), err);
+            assertTrue(err.contains("the benchmark's keys in Redis redis://127.0.0.1:" + node.port()) &&
+                err.contains("could not be deleted"), err);
+        }
+        finally
+        {
+            node.cli("ACL", "DELUSER", "bench-no-write");
+        }
+    }
+
     private static Object[] run(final Path journal, final String namespace, final String uri, final Object... more)
     {
         final List<Object> args = new ArrayList<>(List.of("run", "--store", "redis", "--redis", uri,

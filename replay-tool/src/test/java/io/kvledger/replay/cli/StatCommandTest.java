@@ -214,6 +214,35 @@ class StatCommandTest
         }
     }
 
+    /**
+     * Damaged buffer lengths in the header that still pass the size check: lengths that are not whole counter
+     * records, or that leave no room for one counter. Before, Agrona's reader threw at the first counter and the
+     * line was an internal exception ({@code IllegalArgumentException: counter id 0 out of range: 0 -
+     * maxCounterId=-1}, {@code IndexOutOfBoundsException: Range [512, 512 + 4) out of bounds for length 513}).
+     */
+    @Test
+    void shouldRefuseDamagedBufferLengthsInTheHeaderWithOneLine(@TempDir final Path dir) throws IOException
+    {
+        final Path original = dir.resolve("original.dat");
+        final CountersFile written = CountersFile.create(original);
+        written.manager().allocate("requests");
+        written.markReady();
+        final byte[] bytes = Files.readAllBytes(original);
+        final int[][] lengths = {{1000, 100}, {100, 10}, {512, 1}, {65_536, 1}, {513, 128}, {600, 100}};
+        for (final int[] pair : lengths)
+        {
+            final Path damaged = Files.write(dir.resolve("lengths-" + pair[0] + "-" + pair[1] + ".dat"), bytes);
+            try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(damaged.toFile(), "rw"))
+            {
+                file.seek(8);
+                file.writeInt(Integer.reverseBytes(pair[0]));
+                file.writeInt(Integer.reverseBytes(pair[1]));
+            }
+            assertBad(damaged + " is a damaged counters file (buffer lengths " + pair[0] + " and " + pair[1],
+                "stat", damaged);
+        }
+    }
+
     @Test
     void shouldKeepProgressQuietUnlessEnabledAndClearItsLine()
     {
