@@ -113,7 +113,7 @@ class ViewCommandsTest
     }
 
     @ParameterizedTest
-    @CsvSource({"gpu:1", "mamba", "mamba:x", "mamba:-1", "mamba:100000"})
+    @CsvSource({"gpu:1", "mamba", "mamba:x", "mamba:-1", "mamba:100000", "request:100000", "node:100000"})
     void shouldRefuseABadSlotWithOneLine(final String spec)
     {
         final String error = kvledger("timeline", clean, "--slot", spec).failsWithOneLine();
