@@ -296,16 +296,17 @@ public final class JournalReader implements AutoCloseable
         trackFile(bytes);
         stopAt(cycle, index, contentOffset - CHRONICLE_HEADER_LENGTH, lastFileName);
 
-        if (length > JournalFrame.MAX_FRAME_LENGTH)
-        {
-            return corrupt("document length " + length + " exceeds the largest frame " + JournalFrame.MAX_FRAME_LENGTH);
-        }
         if (lastFileLength >= 0 && contentOffset > lastFileLength && contentOffset > refreshLength())
         {
             // Chronicle's index points past the end of a truncated file. Reading there is a SIGBUS, which the JVM
             // may report only later (an asynchronous InternalError), after garbage was returned: say it from the
-            // file's length instead, as a fault would have.
+            // file's length instead, as a fault would have. Before the length check below: the length read there
+            // is that garbage, and judging it first named a truncated file by whatever bytes the page fault left.
             return chronicleFailure(true);
+        }
+        if (length > JournalFrame.MAX_FRAME_LENGTH)
+        {
+            return corrupt("document length " + length + " exceeds the largest frame " + JournalFrame.MAX_FRAME_LENGTH);
         }
         if (lastFileLength >= 0 && contentOffset + length > lastFileLength && contentOffset + length > refreshLength())
         {

@@ -11,6 +11,7 @@ import io.kvledger.journal.JournalPosition;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The controller's state as the journal left it after document {@code SEQ}: the {@code kvledger inspect JOURNAL
@@ -163,7 +164,8 @@ public final class Inspector implements JournalListener
         b.append("pools:\n");
         for (final PoolOccupancy pool : pools())
         {
-            b.append(String.format("  %-12s capacity %6d  free %6d  request %6d  node %6d  op %6d  pending %6d%n",
+            b.append(String.format(Locale.ROOT,
+                "  %-12s capacity %6d  free %6d  request %6d  node %6d  op %6d  pending %6d%n",
                 pool.pool(), pool.capacity(), pool.free(), pool.request(), pool.node(), pool.op(), pool.pending()));
         }
         final List<OpView> ops = inflightOps();

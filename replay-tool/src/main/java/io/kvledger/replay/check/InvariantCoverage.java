@@ -60,8 +60,8 @@ public final class InvariantCoverage
         row(Invariant.I8, Level.CHECKER, "slot transition: host staging never handed to a node");
         row(Invariant.I9, Level.CHECKER, "owner index: one owner per host staging slot (an op in flight or a " +
             "request that arrived), freed exactly once, nothing left after a hold drop, an ended request or an " +
-            "ended op; a load or storage write reads only host staging handed to it (its request's hold, its " +
-            "backup's staging)");
+            "ended op; a fetch, load or copy hands its slots back to its own request only; a load or storage " +
+            "write reads only host staging handed to it (its request's hold, its backup's staging)");
         row(Invariant.I10, Level.PARTIAL, "the occupancy counters are not journaled: the checker accounts host " +
             "staging per owner (I9) and per pool (I18 conservation); SlotPool.verify() checks the engine's counts");
         row(Invariant.I11, Level.CHECKER, "splices (SpliceRule): a load splices its request's staged hold whole " +

@@ -400,12 +400,12 @@ public final class JournalStats implements JournalListener
             .append(String.format(Locale.ROOT, "%.3f", durationNs() / 1e9))
             .append(" s\n");
         b.append("inputs:\n");
-        inputs.forEach((k, v) -> b.append(String.format("  %-16s %10d%n", k, v)));
+        inputs.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-16s %10d%n", k, v)));
         b.append("effects:\n");
-        effects.forEach((k, v) -> b.append(String.format("  %-16s %10d%n", k, v)));
+        effects.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-16s %10d%n", k, v)));
         b.append("result codes:\n");
-        resultCodes.forEach((k, v) -> b.append(String.format("  %-24s %10d%n", ResultCode.name(k) + " (" + k + ")",
-            v)));
+        resultCodes.forEach((k, v) -> b.append(String.format(Locale.ROOT, "  %-24s %10d%n",
+            ResultCode.name(k) + " (" + k + ")", v)));
         b.append("operations queued:");
         opsQueued.forEach((k, v) -> b.append(' ').append(k).append('=').append(v));
         b.append('\n');

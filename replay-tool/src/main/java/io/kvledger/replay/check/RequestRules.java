@@ -55,7 +55,7 @@ final class RequestRules extends ShadowPart
             if (request != null && !request.terminal() &&
                 !(request.state == RequestState.WAITING && request.stateSequence == scope.sequence))
             {
-                recordRequest(id, e, i);
+                recordRequestHistory(id, e, i);
                 requestFinding(Invariant.I19, id, "created again while " + request.state + " (since #" +
                     request.stateSequence + ")");
             }
@@ -64,7 +64,7 @@ final class RequestRules extends ShadowPart
                 arrive(id);
                 request = requests.get(id);
             }
-            recordRequest(id, e, i);
+            recordRequestHistory(id, e, i);
         }
         else if (request == null)
         {
@@ -75,7 +75,7 @@ final class RequestRules extends ShadowPart
                 request.history = old.history;
             }
             requests.put(id, request);
-            recordRequest(id, e, i);
+            recordRequestHistory(id, e, i);
             if (from != RequestState.WAITING)
             {
                 requestFinding(Invariant.I19, id, "moves from " + from + " but " + (old == null ?
@@ -84,7 +84,7 @@ final class RequestRules extends ShadowPart
         }
         else
         {
-            recordRequest(id, e, i);
+            recordRequestHistory(id, e, i);
             if (request.state != from)
             {
                 requestFinding(Invariant.I19, id, "moves from " + from + " to " + to + " but it is " + request.state +
@@ -113,6 +113,8 @@ final class RequestRules extends ShadowPart
                 scope.endedRequests.add(id);
             }
         }
+        // the observer (kvledger timeline --slot request:ID) is shown the effect once, with the state it set
+        notifyRequest(id, e, i);
     }
 
     /** An ADMITTED decision: the request must move to ADMITTED later in the same document. */

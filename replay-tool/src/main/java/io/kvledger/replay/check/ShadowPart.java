@@ -87,6 +87,16 @@ abstract class ShadowPart
         state.recordRequest(id, e, i);
     }
 
+    final void recordRequestHistory(final long id, final EffectList e, final int i)
+    {
+        state.recordRequestHistory(id, e, i);
+    }
+
+    final void notifyRequest(final long id, final EffectList e, final int i)
+    {
+        state.notifyRequest(id, e, i);
+    }
+
     final void slotFinding(final Invariant invariant, final ShadowSlot slot, final String explanation)
     {
         state.slotFinding(invariant, slot, explanation);

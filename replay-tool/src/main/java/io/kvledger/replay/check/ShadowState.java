@@ -78,10 +78,22 @@ final class ShadowState
 
     void recordRequest(final long id, final EffectList e, final int i)
     {
+        notifyRequest(id, e, i);
+        recordRequestHistory(id, e, i);
+    }
+
+    /** Show an effect on a request to the observer, which reads the request's state as it is now. */
+    void notifyRequest(final long id, final EffectList e, final int i)
+    {
         if (observer != null)
         {
             observer.onRequestEffect(id, scope.sequence, e, i);
         }
+    }
+
+    /** Add an effect to a request's history (what a violation's explanation shows), without the observer. */
+    void recordRequestHistory(final long id, final EffectList e, final int i)
+    {
         if (historyLimit <= 0)
         {
             return;

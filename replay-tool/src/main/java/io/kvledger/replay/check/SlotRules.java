@@ -167,6 +167,18 @@ final class SlotRules extends ShadowPart
                     " without a NODE_SPLIT of node " + slot.owner + " into " + owner + " in this document");
             }
         }
+        if (to == SlotState.REQUEST && slot.state == SlotState.OP)
+        {
+            // an op of a request (a fetch's staging becoming its hold, a cancelled load's or copy's slots going
+            // back) hands its slots to that request only: given to another one, the slot changed owner here
+            final ShadowOp op = ops.get(slot.owner);
+            if (op != null && op.owner != owner &&
+                (op.kind == OpKind.FETCH || op.kind == OpKind.LOAD || op.kind == OpKind.COW))
+            {
+                slotFinding(host ? Invariant.I9 : Invariant.I12, slot, "handed by " + op.label() + " of request " +
+                    op.owner + " to request " + owner + ": an op gives its slots back to its own request only");
+            }
+        }
         if (to == SlotState.REQUEST)
         {
             final ShadowRequest request = findRequest(owner);

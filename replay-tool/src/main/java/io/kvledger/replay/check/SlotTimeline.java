@@ -188,6 +188,17 @@ public final class SlotTimeline implements JournalListener, ShadowObserver
     }
 
     /**
+     * Whether the subject is a request, or a tree node other than the root, that no effect read so far names: an id
+     * the journal does not hold (a slot inside its pool's capacity always exists, and so does the root, node 0).
+     *
+     * @return true when the journal read holds no such request or node.
+     */
+    public boolean unknownSubject()
+    {
+        return pool == null && entries.isEmpty() && (request || id != 0);
+    }
+
+    /**
      * @return the entries so far, oldest first (read-only).
      */
     public List<Entry> entries()

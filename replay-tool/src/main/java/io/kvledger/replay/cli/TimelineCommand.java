@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
     name = "timeline",
     mixinStandardHelpOptions = true,
     description = "Every effect that touched one slot, tree node or request, with the owner after each effect.",
-    footer = {"", "Exit codes: 0 done, 2 bad input or usage."})
+    footer = {"", "Exit codes: 0 done, 2 bad input or usage (a slot outside its pool, a request or node the journal " +
+        "does not hold)."})
 final class TimelineCommand extends JournalCommand
 {
     @Option(names = "--slot", required = true, paramLabel = "POOL:ID",
@@ -41,6 +42,11 @@ final class TimelineCommand extends JournalCommand
         catch (final IllegalArgumentException ex)
         {
             throw new CliException("bad --slot: " + ex.getMessage(), ex);
+        }
+        if (timeline.unknownSubject())
+        {
+            // as a slot past its pool's capacity: a request or node id no effect names is a typo, not an empty story
+            throw new CliException("bad --slot: " + timeline.subject() + " is not in the journal (no effect names it)");
         }
         out().print(json ? timeline.toJson() + System.lineSeparator() : timeline.toText());
         out().flush();

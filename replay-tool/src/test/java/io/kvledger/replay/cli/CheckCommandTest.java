@@ -1,6 +1,10 @@
 package io.kvledger.replay.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kvledger.journal.codec.EffectType;
+import io.kvledger.journal.codec.InputType;
+import io.kvledger.journal.codec.Pool;
+import io.kvledger.journal.codec.SlotState;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,6 +98,42 @@ class CheckCommandTest
         assertTrue(run.out().contains("SLOT_TRANSITION " + slot + " FREE -> REQUEST("), run.out());
         assertTrue(run.out().contains("OP_TARGET op="), run.out());
         assertEquals("", run.err());
+    }
+
+    /**
+     * A fetch's staging handed to another request than the one that owns the fetch changes the slot's owner at that
+     * document: check used to accept it (request 18 had arrived, so it was a valid owner) and named only the later
+     * document whose transition found the slot with the wrong owner.
+     */
+    @Test
+    void shouldNameTheFetchThatHandsItsStagingToAnotherRequest()
+    {
+        final long[] edited = {-1};
+        final Path tampered = CliJournals.rewriteEvery(clean, dir.resolve("wrong-hold"), h -> h,
+            (input, result, effects) ->
+            {
+                if (edited[0] < 0 && input.type() == InputType.FETCH_DONE)
+                {
+                    for (int i = 0; i < effects.size(); i++)
+                    {
+                        if (effects.type(i) == EffectType.SLOT_TRANSITION && effects.pool(i) == Pool.HOST_KV &&
+                            effects.toState(i) == SlotState.REQUEST)
+                        {
+                            effects.owner(i, effects.owner(i) + 1);
+                            edited[0] = input.sequence();
+                            break;
+                        }
+                    }
+                }
+                return result;
+            }, Long.MAX_VALUE);
+        assertTrue(edited[0] > 0, "a FETCH_DONE handing host staging to its request");
+
+        final JsonNode first = kvledger("check", tampered, "--json").exits(1).json().get("violations").get(0);
+
+        assertEquals(edited[0], first.get("seq").asLong(), first.toString());
+        assertEquals("I9", first.get("invariant").asText(), first.toString());
+        assertTrue(first.get("explanation").asText().contains(" to request "), first.toString());
     }
 
     @Test

@@ -71,6 +71,27 @@ class ViewCommandsTest
     }
 
     @Test
+    void shouldShowTheRequestStateAfterEachOfItsStateChanges()
+    {
+        // request 1 of the clean run arrives, waits, is admitted, runs and finishes: each REQUEST_STATE line's
+        // state after the effect is the state it moved to, and the last line says FINISHED, not RUNNING
+        final CliRun run = kvledger("timeline", clean, "--slot", "request:1").exits(0);
+
+        final List<String> moves = run.lines().stream().filter(line -> line.contains(" REQUEST_STATE ")).toList();
+        assertTrue(moves.size() >= 3, run.out());
+        for (final String line : moves)
+        {
+            final String to = line.replaceAll(".* -> (\\S+) => .*", "$1");
+            assertTrue(line.endsWith(" => " + to), "state after " + line);
+        }
+        assertTrue(run.lines().get(run.lines().size() - 1).endsWith(" -> FINISHED => FINISHED"), run.out());
+
+        final JsonNode json = kvledger("timeline", clean, "--slot", "request:1", "--json").exits(0).json();
+        final JsonNode entries = json.get("entries");
+        assertEquals("FINISHED", entries.get(entries.size() - 1).get("ownerAfter").asText(), json.toString());
+    }
+
+    @Test
     void shouldShowATimelineAsJson()
     {
         final JsonNode json = kvledger("timeline", clean, "--slot", "kv:0", "--json").exits(0).json();
@@ -92,7 +113,7 @@ class ViewCommandsTest
     }
 
     @ParameterizedTest
-    @CsvSource({"gpu:1", "mamba", "mamba:x", "mamba:-1", "mamba:100000"})
+    @CsvSource({"gpu:1", "mamba", "mamba:x", "mamba:-1", "mamba:100000", "request:100000", "node:100000"})
     void shouldRefuseABadSlotWithOneLine(final String spec)
     {
         final String error = kvledger("timeline", clean, "--slot", spec).failsWithOneLine();
