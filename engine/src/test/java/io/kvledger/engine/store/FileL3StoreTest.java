@@ -186,20 +186,7 @@ class FileL3StoreTest extends L3StoreContract
         assertEquals(4, answer.pages);
         assertEquals(4, answer.mambaPages);
 
-        final FetchPlan fetch = store.claimFetch();
-        for (int i = 0; i < 4; i++)
-        {
-            fetch.page(hi[i], lo[i], 40 + i);
-        }
-        store.fetch(3, fetch.mamba(hi[3], lo[3], 2));
-        final RecordingStoreListener.Completion done = restarted.next(FETCH, 3);
-        assertTrue(done.ok);
-        assertEquals(4, done.pages);
-        assertTrue(done.mambaRead);
-        for (int i = 0; i < 4; i++)
-        {
-            assertEquals(expected[i], staging.digest(Pool.HOST_KV, 40 + i));
-        }
+        fetchFourPagesAndAState(restarted, expected);
         assertEquals(expectedMamba, staging.digest(Pool.HOST_MAMBA, 2));
     }
 
@@ -227,13 +214,22 @@ class FileL3StoreTest extends L3StoreContract
         writePages(2, new int[]{ 0, 1, 2, 3 }, 3);
         assertEquals(0, store.stats().ioErrors());
 
+        fetchFourPagesAndAState(listener, expected);
+    }
+
+    /**
+     * Fetch pages 0-3 into host slots 40-43 and page 3's Mamba state into host slot 2 (op 3): the fetch succeeds and
+     * each page's digest is the one written.
+     */
+    private void fetchFourPagesAndAState(final RecordingStoreListener to, final long[] expected)
+    {
         final FetchPlan fetch = store.claimFetch();
         for (int i = 0; i < 4; i++)
         {
             fetch.page(hi[i], lo[i], 40 + i);
         }
         store.fetch(3, fetch.mamba(hi[3], lo[3], 2));
-        final RecordingStoreListener.Completion done = listener.next(FETCH, 3);
+        final RecordingStoreListener.Completion done = to.next(FETCH, 3);
         assertTrue(done.ok);
         assertEquals(4, done.pages);
         assertTrue(done.mambaRead);

@@ -5,9 +5,7 @@ import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.SlotState;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code kvledger check} on real journals written by the simulation: a clean run and the retract bug.
  */
-class CheckCommandTest
+class CheckCommandTest extends CleanAndBuggyJournals
 {
     /** The fields of a check report in JSON, in order. */
     private static final List<String> CHECK_FIELDS =
@@ -34,17 +32,6 @@ class CheckCommandTest
     private static final Pattern DIRTY = Pattern.compile(
         "journal: (\\d+) documents, (\\d+) violations? \\(first: #(\\d+) I13 (DEVICE_MAMBA:\\d+)\\)");
 
-    @TempDir
-    static Path dir;
-    static Path clean;
-    static Path buggy;
-
-    @BeforeAll
-    static void writeJournals()
-    {
-        clean = CliJournals.clean(dir.resolve("clean"));
-        buggy = CliJournals.buggy(dir.resolve("buggy"));
-    }
 
     /**
      * {@code --invariants} lists the table and reads no journal: given with a JOURNAL (or with --html or --fail-fast,

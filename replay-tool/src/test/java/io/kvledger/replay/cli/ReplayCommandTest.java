@@ -3,9 +3,7 @@ package io.kvledger.replay.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.journal.codec.InputType;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -21,21 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code kvledger replay}: real journals replay identically; tampered effects, result codes and a fixed
  * configuration show up as the first divergence.
  */
-class ReplayCommandTest
+class ReplayCommandTest extends CleanAndBuggyJournals
 {
     private static final Pattern IDENTICAL = Pattern.compile("identical: (\\d+) documents, stateHash (0x[0-9a-f]{16})");
 
-    @TempDir
-    static Path dir;
-    static Path clean;
-    static Path buggy;
-
-    @BeforeAll
-    static void writeJournals()
-    {
-        clean = CliJournals.clean(dir.resolve("clean"));
-        buggy = CliJournals.buggy(dir.resolve("buggy"));
-    }
 
     @Test
     void shouldReplayACleanJournalIdentically()

@@ -1,9 +1,7 @@
 package io.kvledger.replay.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,22 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code kvledger shrink}: the retract bug's journal shrinks to a few inputs that {@code check} reports with the
  * same invariant and that {@code replay} reproduces identically.
  */
-class ShrinkCommandTest
+class ShrinkCommandTest extends CleanAndBuggyJournals
 {
     private static final Pattern SHRUNK =
         Pattern.compile("shrunk (\\d+) -> (\\d+) inputs \\(invariant (I\\d+)\\), written to (.+)");
 
-    @TempDir
-    static Path dir;
-    static Path clean;
-    static Path buggy;
-
-    @BeforeAll
-    static void writeJournals()
-    {
-        clean = CliJournals.clean(dir.resolve("clean"));
-        buggy = CliJournals.buggy(dir.resolve("buggy"));
-    }
 
     @Test
     void shouldShrinkToASmallJournalThatBreaksTheSameInvariant()

@@ -1,11 +1,8 @@
 package io.kvledger.replay.cli;
 
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -18,20 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * numbering system has digits of its own (Thai, Arabic) must not turn the counts of {@code stats} or the pool
  * table of {@code inspect} into other digits, nor change any other view.
  */
-class ViewCommandsLocaleTest
+class ViewCommandsLocaleTest extends CleanAndBuggyJournals
 {
-    @TempDir
-    static Path dir;
-    static Path clean;
-    static Path buggy;
-
-    @BeforeAll
-    static void writeJournals()
-    {
-        clean = CliJournals.clean(dir.resolve("clean"));
-        buggy = CliJournals.buggy(dir.resolve("buggy"));
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"th-TH-u-nu-thai", "ar-SA-u-nu-arab", "tr-TR", "de-DE"})
     void shouldPrintTheSameTextUnderEveryDefaultLocale(final String tag)

@@ -4,13 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kvledger.engine.FaultSwitch;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,20 +20,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code kvledger timeline}, {@code inspect}, {@code stats}, {@code dump} and {@code faults} on real journals,
  * text and JSON.
  */
-class ViewCommandsTest
+class ViewCommandsTest extends CleanAndBuggyJournals
 {
-    @TempDir
-    static Path dir;
-    static Path clean;
-    static Path buggy;
     static long cleanDocuments;
     static JsonNode firstViolation;
 
     @BeforeAll
-    static void writeJournals()
+    static void checkJournals()
     {
-        clean = CliJournals.clean(dir.resolve("clean"));
-        buggy = CliJournals.buggy(dir.resolve("buggy"));
         cleanDocuments = kvledger("check", clean, "--json").exits(0).json().get("documents").asLong();
         firstViolation = kvledger("check", buggy, "--json").exits(1).json().get("violations").get(0);
     }
