@@ -298,8 +298,10 @@ final class RunCommand implements Callable<Integer>
         {
             out.println("  note              " + r.deviceNote);
         }
-        out.printf(Locale.ROOT, "  requests          %,d (%,d finished, %,d aborted, %,d retracts)%n", r.requests,
-            r.finished, r.aborted, r.retracts);
+        // requests the engine refused (too large for the pools, too many at once) are named when there are any
+        out.printf(Locale.ROOT, "  requests          %,d (%,d finished, %,d aborted, %s%,d retracts)%n", r.requests,
+            r.finished, r.aborted, 0 == r.rejected ? "" : String.format(Locale.ROOT, "%,d rejected, ", r.rejected),
+            r.retracts);
         out.printf(Locale.ROOT, "  L3 hit tokens     %,d (%,d pages in %,d loads)%n", r.hitTokens, r.loadedPages,
             r.loads);
         out.printf(Locale.ROOT, "  bytes moved       %,d%n", r.bytesMoved);
@@ -322,6 +324,7 @@ final class RunCommand implements Callable<Integer>
         o.put("requests", r.requests);
         o.put("finished", r.finished);
         o.put("aborted", r.aborted);
+        o.put("rejected", r.rejected);
         o.put("inputs", r.inputs);
         o.put("hitTokens", r.hitTokens);
         o.put("loads", r.loads);

@@ -33,6 +33,8 @@ final class WorkloadRunner
         long requests;
         long finished;
         long aborted;
+        /** Requests the engine refused at arrival or admission (too large for the pools, too many at once). */
+        long rejected;
         long inputs;
         long loads;
         long loadedPages;
@@ -144,6 +146,7 @@ final class WorkloadRunner
         r.requests = s.requests;
         r.finished = s.finished;
         r.aborted = s.aborted;
+        r.rejected = s.rejected;
         r.retracts = s.retracts;
         r.inputs = counters.inputs;
         r.loads = counters.loadsAcked;

@@ -120,6 +120,34 @@ class RunAndDemoCommandTest
         assertEquals(dumpA.replaceAll("created: .*", ""), dumpB.replaceAll("created: .*", ""));
     }
 
+    /**
+     * Requests the engine refuses (here prompts of 64 pages against a pool of 40) are counted in the summary: before,
+     * '16 (0 finished, 0 aborted, 0 retracts)' left the reader to guess where the sixteen went.
+     */
+    @Test
+    void shouldCountTheRequestsTheEngineRefusedInTheSummary(@TempDir final Path dir)
+    {
+        final String[] flags = {"run", "--deterministic", "--requests", "8", "--prompt-tokens", "4096", "--kv-pages",
+            "40"};
+        final JsonNode json = kvledger(concat(flags, "--journal", dir.resolve("a").toString(), "--json")).exits(0)
+            .json();
+        final long requests = json.get("requests").asLong();
+        assertTrue(json.get("rejected").asLong() > 0, json.toString());
+        assertEquals(requests, json.get("finished").asLong() + json.get("aborted").asLong() +
+            json.get("rejected").asLong(), json.toString());
+
+        final CliRun text = kvledger(concat(flags, "--journal", dir.resolve("b").toString())).exits(0);
+        assertTrue(text.out().contains(json.get("rejected").asLong() + " rejected, "), text.out());
+    }
+
+    private static Object[] concat(final String[] flags, final String... more)
+    {
+        final Object[] all = new Object[flags.length + more.length];
+        System.arraycopy(flags, 0, all, 0, flags.length);
+        System.arraycopy(more, 0, all, flags.length, more.length);
+        return all;
+    }
+
     @Test
     void shouldRefuseAnUnknownFaultOrWorkloadWithOneLine(@TempDir final Path dir)
     {
