@@ -395,8 +395,12 @@ public final class JournalStats implements JournalListener
     {
         final StringBuilder b = new StringBuilder();
         b.append("journal").append(label.isEmpty() ? "" : " '" + label + "'").append(": ").append(documents)
-            .append(" documents (#").append(firstSequence).append(" .. #").append(lastSequence).append("), ")
-            .append(effectCount).append(" effects, ")
+            .append(" documents");
+        if (documents > 0)
+        {
+            b.append(" (#").append(firstSequence).append(" .. #").append(lastSequence).append(')');
+        }
+        b.append(", ").append(effectCount).append(" effects, ")
             .append(String.format(Locale.ROOT, "%.3f", durationNs() / 1e9))
             .append(" s\n");
         b.append("inputs:\n");

@@ -2,6 +2,8 @@ package io.kvledger.replay.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kvledger.engine.FaultSwitch;
+import io.kvledger.journal.JournalHeader;
+import io.kvledger.journal.JournalWriter;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -9,6 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,6 +36,19 @@ class ViewCommandsTest extends CleanAndBuggyJournals
     }
 
     // ---------------------------------------------------------------------------------------------- timeline
+
+    /** A journal of its header alone: 0 documents and no sequence range (it printed '(#-1 .. #-1)'). */
+    @Test
+    void shouldPrintTheStatsOfAHeaderOnlyJournalWithoutARange()
+    {
+        final Path headerOnly = dir.resolve("header-only");
+        JournalWriter.open(headerOnly, CliJournals.config().toHeader(new JournalHeader()).label("empty"), false)
+            .close();
+
+        final String first = kvledger("stats", headerOnly).exits(0).firstLine();
+
+        assertTrue(first.startsWith("journal 'empty': 0 documents, 0 effects, "), first);
+    }
 
     @Test
     void shouldShowTheOwnersOfTheViolatedSlotOverTime()
