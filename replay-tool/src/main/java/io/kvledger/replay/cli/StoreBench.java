@@ -62,7 +62,7 @@ final class StoreBench
         {
             try
             {
-                probe = RedisConnector.connect(redisUris, "kvledger-bench", RedisConnector.DEFAULT_TIMEOUT);
+                probe = RedisConnector.connect(redisUris, namespace(), RedisConnector.DEFAULT_TIMEOUT);
             }
             catch (final IllegalArgumentException ex)
             {
@@ -199,13 +199,21 @@ final class StoreBench
         return result;
     }
 
+    /**
+     * @return the bench's key namespace in Redis, one per process so two benches sharing a Redis keep apart (the
+     *         probe that prints the header and every cell use it, so the header names the keys' real namespace).
+     */
+    private static String namespace()
+    {
+        return "kvledger-bench-" + ProcessHandle.current().pid();
+    }
+
     /** A cell's own connection; Redis that answered the probe may have gone since (one line, not a stack trace). */
     private static RedisConnector connect(final List<String> redisUris)
     {
         try
         {
-            return RedisConnector.connect(redisUris, "kvledger-bench-" + ProcessHandle.current().pid(),
-                Duration.ofSeconds(30));
+            return RedisConnector.connect(redisUris, namespace(), Duration.ofSeconds(30));
         }
         catch (final IllegalArgumentException ex)
         {

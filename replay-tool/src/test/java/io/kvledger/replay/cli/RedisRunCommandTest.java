@@ -230,6 +230,8 @@ class RedisRunCommandTest
         final String out = kvledger("bench", "--store-bench", "--store-mib", 1, "--redis", single.node(0).uri())
             .exits(0).out();
         assertTrue(out.startsWith("store bench: 1 MiB"), out);
+        assertTrue(out.lines().findFirst().orElse("").contains("(namespace kvledger-bench-" +
+            ProcessHandle.current().pid() + ")"), "the header names the namespace the keys go to: " + out);
         for (final String cell : new String[]{"file   4 KiB   1 ", "redis  4 KiB   64 ", "file   64 KiB  64 ",
             "redis  64 KiB  1 "})
         {
