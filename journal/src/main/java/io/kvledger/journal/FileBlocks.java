@@ -1,8 +1,6 @@
 package io.kvledger.journal;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 
 import java.util.Locale;
 
@@ -17,16 +15,6 @@ import java.util.Locale;
  */
 interface FileBlocks
 {
-    /** errno: no space left on the device. */
-    int ENOSPC = 28;
-    /** errno: disk quota exceeded. */
-    int EDQUOT = 122;
-    /** errno: the file system does not allocate ahead (some network and copy-on-write file systems). */
-    int EOPNOTSUPP = 95;
-    /** errno: no such system call. */
-    int ENOSYS = 38;
-    /** errno: interrupted by a signal; the call may be repeated. */
-    int EINTR = 4;
     /** Not an errno nor a descriptor: the native call is not available on this system at all. */
     int UNAVAILABLE = Integer.MIN_VALUE;
 
@@ -90,37 +78,9 @@ interface FileBlocks
 
         private boolean unavailable;
 
-        /** The calls, through JNA. */
-        interface LibC extends Library
-        {
-            int open(String path, int flags) throws LastErrorException;
-
-            int fallocate(int fd, int mode, long offset, long length) throws LastErrorException;
-
-            int close(int fd) throws LastErrorException;
-        }
-
-        /** The C library, bound once per process on first use (null where JNA cannot bind it). */
-        private static final class Binding
-        {
-            static final LibC LIBC = bind();
-
-            private static LibC bind()
-            {
-                try
-                {
-                    return Native.load("c", LibC.class);
-                }
-                catch (final LinkageError | RuntimeException ex)
-                {
-                    return null;
-                }
-            }
-        }
-
         private LibC libc()
         {
-            return unavailable ? null : Binding.LIBC;
+            return unavailable ? null : LibC.instance();
         }
 
         public int open(final String path)

@@ -123,16 +123,10 @@ final class JournalSpace
         final int opened = blocks.open(whole.getPath());
         if (opened < 0)
         {
-            off(FileBlocks.UNAVAILABLE == opened ? opened : -opened);
+            off(openErrno(opened));
             return;
         }
-        int errno;
-        do
-        {
-            reservedCalls++;
-            errno = blocks.allocate(opened, 0, length);
-        }
-        while (FileBlocks.EINTR == errno);
+        final int errno = allocate(opened, 0, length);
         blocks.close(opened);
         if (isFull(errno))
         {
@@ -159,7 +153,7 @@ final class JournalSpace
             final int opened = blocks.open(queueFile.getPath());
             if (opened < 0)
             {
-                return off(FileBlocks.UNAVAILABLE == opened ? opened : -opened);
+                return off(openErrno(opened));
             }
             fd = opened;
             file = queueFile;
@@ -170,7 +164,7 @@ final class JournalSpace
         }
         final long from = reservedTo;
         final long chunkEnd = (target + CHUNK - 1) & -CHUNK;
-        int errno = allocate(from, chunkEnd - from);
+        int errno = allocate(fd, from, chunkEnd - from);
         if (0 == errno)
         {
             reservedTo = chunkEnd;
@@ -178,7 +172,7 @@ final class JournalSpace
         }
         if (isFull(errno) && chunkEnd > need)
         {
-            errno = allocate(from, need - from);
+            errno = allocate(fd, from, need - from);
             if (0 == errno)
             {
                 reservedTo = need;
@@ -188,16 +182,23 @@ final class JournalSpace
         return isFull(errno) ? errno : off(errno);
     }
 
-    private int allocate(final long offset, final long length)
+    /** {@link FileBlocks#allocate}, repeated while a signal interrupts it. */
+    private int allocate(final int descriptor, final long offset, final long length)
     {
         int errno;
         do
         {
             reservedCalls++;
-            errno = blocks.allocate(fd, offset, length);
+            errno = blocks.allocate(descriptor, offset, length);
         }
-        while (FileBlocks.EINTR == errno);
+        while (LibC.EINTR == errno);
         return errno;
+    }
+
+    /** The errno of a failed {@link FileBlocks#open}: it answers minus the errno, or {@link FileBlocks#UNAVAILABLE}. */
+    private static int openErrno(final int opened)
+    {
+        return FileBlocks.UNAVAILABLE == opened ? opened : -opened;
     }
 
     /** A failure that leaves the writer without room: any errno but those that say reservation is not possible. */
@@ -208,8 +209,8 @@ final class JournalSpace
 
     private static boolean unsupported(final int errno)
     {
-        return FileBlocks.UNAVAILABLE == errno || FileBlocks.EOPNOTSUPP == errno || FileBlocks.ENOSYS == errno ||
-            22 == errno; // EINVAL: a file system that takes no KEEP_SIZE mode
+        return FileBlocks.UNAVAILABLE == errno || LibC.EOPNOTSUPP == errno || LibC.ENOSYS == errno ||
+            LibC.EINVAL == errno; // a file system that takes no KEEP_SIZE mode
     }
 
     private int off(final int errno)
@@ -236,13 +237,13 @@ final class JournalSpace
     {
         switch (errno)
         {
-            case FileBlocks.ENOSPC:
+            case LibC.ENOSPC:
                 return "no space left on the device";
-            case FileBlocks.EDQUOT:
+            case LibC.EDQUOT:
                 return "disk quota exceeded";
-            case 27:
+            case LibC.EFBIG:
                 return "file too large";
-            case 5:
+            case LibC.EIO:
                 return "input/output error";
             default:
                 return "errno " + errno;

@@ -232,7 +232,14 @@ public final class JournalWriter implements AutoCloseable
                 .timeProvider(timeProvider)
                 .build();
             appender = queue.createAppender();
-            space.reserveWhole(directory.resolve(TABLE_FILE).toFile());
+            try
+            {
+                space.reserveWhole(directory.resolve(TABLE_FILE).toFile());
+            }
+            catch (final JournalException ex)
+            {
+                throw new JournalException("cannot create a journal in " + directory + ": " + ex.getMessage(), ex);
+            }
 
             final JournalWriter writer =
                 new JournalWriter(directory, queue, appender, syncEachDocument, blockSize, space);
@@ -254,8 +261,7 @@ public final class JournalWriter implements AutoCloseable
         }
         catch (final JournalException ex)
         {
-            throw ex.getMessage().startsWith("cannot create a journal") ? ex :
-                new JournalException("cannot create a journal in " + directory + ": " + ex.getMessage(), ex);
+            throw ex;
         }
         catch (final RuntimeException | AssertionError | InternalError ex)
         {
@@ -668,11 +674,10 @@ public final class JournalWriter implements AutoCloseable
         {
             for (final Path file : files)
             {
-                final String name = file.getFileName().toString();
-                if (name.endsWith(".cq4") || name.endsWith(".cq4t"))
+                if (isQueueFile(file))
                 {
                     throw new JournalException("cannot create a journal in " + directory +
-                        ": it already holds a journal (" + name + ")");
+                        ": it already holds a journal (" + file.getFileName() + ")");
                 }
             }
         }
@@ -682,14 +687,20 @@ public final class JournalWriter implements AutoCloseable
         }
     }
 
+    /** @return whether {@code file} is one of Chronicle Queue's: a queue file (.cq4) or its metadata (.cq4t). */
+    private static boolean isQueueFile(final Path file)
+    {
+        final String name = file.getFileName().toString();
+        return name.endsWith(".cq4") || name.endsWith(".cq4t");
+    }
+
     private static void removeQueueFiles(final Path directory)
     {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory))
         {
             for (final Path file : files)
             {
-                final String name = file.getFileName().toString();
-                if (name.endsWith(".cq4") || name.endsWith(".cq4t"))
+                if (isQueueFile(file))
                 {
                     Files.deleteIfExists(file);
                 }

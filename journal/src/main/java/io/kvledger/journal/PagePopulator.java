@@ -1,8 +1,6 @@
 package io.kvledger.journal;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 
 /**
@@ -22,19 +20,11 @@ import com.sun.jna.Pointer;
 final class PagePopulator
 {
     private static final int MADV_POPULATE_WRITE = 23;
-    private static final int EINVAL = 22;
-    private static final int ENOSYS = 38;
 
-    private LibC libc;
     private boolean unavailable =
         !System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux") ||
         Boolean.getBoolean("kvledger.journal.noPopulate");
 
-    /** The C library's madvise, through JNA. */
-    interface LibC extends Library
-    {
-        int madvise(Pointer address, long length, int advice) throws LastErrorException;
-    }
 
     /** @return whether {@link #populate} may still work (false once it failed for good). */
     boolean available()
@@ -56,18 +46,20 @@ final class PagePopulator
         {
             return false;
         }
+        final LibC libc = LibC.instance();
+        if (null == libc)
+        {
+            unavailable = true;
+            return false;
+        }
         try
         {
-            if (null == libc)
-            {
-                libc = Native.load("c", LibC.class);
-            }
             libc.madvise(new Pointer(address), length, MADV_POPULATE_WRITE);
             return true;
         }
         catch (final LastErrorException ex)
         {
-            if (ex.getErrorCode() == EINVAL || ex.getErrorCode() == ENOSYS)
+            if (ex.getErrorCode() == LibC.EINVAL || ex.getErrorCode() == LibC.ENOSYS)
             {
                 unavailable = true;
                 return false;

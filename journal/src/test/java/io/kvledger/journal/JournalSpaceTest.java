@@ -81,7 +81,7 @@ class JournalSpaceTest
     void shouldTurnItselfOffWhereTheFileSystemCannotAllocateAhead()
     {
         final FakeBlocks blocks = new FakeBlocks(Long.MAX_VALUE);
-        blocks.answer = FileBlocks.EOPNOTSUPP;
+        blocks.answer = LibC.EOPNOTSUPP;
         final JournalSpace space = new JournalSpace(blocks);
         space.reserve(new File("a.cq4"), 10);
         assertFalse(space.reserving());
@@ -156,7 +156,7 @@ class JournalSpaceTest
             }
             if (offset + length > room)
             {
-                return ENOSPC;
+                return LibC.ENOSPC;
             }
             allocatedTo = Math.max(allocatedTo, offset + length);
             return 0;

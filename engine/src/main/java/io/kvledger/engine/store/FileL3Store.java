@@ -20,6 +20,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * The default L3 store: a directory of files keyed by fingerprint, {@code kv/<2 hex>/<32 hex>.page} and
@@ -56,6 +57,8 @@ public final class FileL3Store extends AsyncL3Store
     private static final String PAGE_SUFFIX = ".page";
     private static final String MAMBA_SUFFIX = ".state";
     private static final String TMP_SUFFIX = ".tmp";
+    private static final Set<StandardOpenOption> TEMPORARY_OPTIONS = EnumSet.of(StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
 
     private final Path directory;
     private final Path kvDirectory;
@@ -275,14 +278,12 @@ public final class FileL3Store extends AsyncL3Store
     {
         try
         {
-            return FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE);
+            return FileChannel.open(tmp, TEMPORARY_OPTIONS);
         }
         catch (final NoSuchFileException ex)
         {
             Files.createDirectories(tmp.getParent());
-            return FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE);
+            return FileChannel.open(tmp, TEMPORARY_OPTIONS);
         }
     }
 
