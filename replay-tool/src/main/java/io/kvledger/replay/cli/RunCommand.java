@@ -182,6 +182,14 @@ final class RunCommand implements Callable<Integer>
         {
             throw new CliException(ex.getMessage(), ex);
         }
+        finally
+        {
+            // the store made from it closed its connections already; a run that failed before made none
+            if (null != options.storeFactory)
+            {
+                options.storeFactory.close();
+            }
+        }
         if (json)
         {
             out.println(Json.write(toJson(r)));

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A shared L3 store on Redis or Redis Cluster: what one machine writes, another loads. Same semantics as
@@ -84,12 +85,44 @@ public final class RedisL3Store extends AsyncL3Store
     /**
      * A factory for {@link io.kvledger.engine.runtime.KvLedgerOptions#storeFactory}.
      *
-     * @param connector connections to Redis, owned by the store the factory makes.
+     * @param connector connections to Redis, owned by the store the factory makes, or closed by the factory's
+     *                  {@link L3StoreFactory#close} when it made none.
      * @return the factory.
      */
     public static L3StoreFactory factory(final RedisConnector connector)
     {
-        return (staging, maxPagesPerOp, planCount) -> new RedisL3Store(connector, staging, maxPagesPerOp, planCount);
+        return new Factory(connector);
+    }
+
+    /** Hands its connections to the one store it makes, or closes them when it made none. */
+    private static final class Factory implements L3StoreFactory
+    {
+        private final RedisConnector connector;
+        private final AtomicBoolean handedOver = new AtomicBoolean();
+
+        Factory(final RedisConnector connector)
+        {
+            this.connector = connector;
+        }
+
+        @Override
+        public L3Store create(final HostStaging staging, final int maxPagesPerOp, final int planCount)
+        {
+            if (!handedOver.compareAndSet(false, true))
+            {
+                throw new IllegalStateException("a Redis store factory makes one store (its connections go with it)");
+            }
+            return new RedisL3Store(connector, staging, maxPagesPerOp, planCount);
+        }
+
+        @Override
+        public void close()
+        {
+            if (handedOver.compareAndSet(false, true))
+            {
+                connector.close();
+            }
+        }
     }
 
     /**

@@ -10,6 +10,9 @@ import static io.kvledger.engine.store.RecordingStoreListener.FETCH;
 import static io.kvledger.engine.store.RecordingStoreListener.QUERY;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The L3 store contract on a real single-node redis-server, plus what is Redis's own: values checked by their
@@ -108,6 +111,41 @@ class RedisL3StoreTest extends L3StoreContract
         assertEquals(FileL3Store.HEADER_LENGTH + staging.slotBytes(Pool.HOST_KV), value.capacity());
         assertEquals(FileL3Store.MAGIC, value.getInt(0));
         assertEquals(expected[0], value.getLong(32));
+    }
+
+    @Test
+    void shouldCloseTheFactorysConnectionsWhenItMadeNoStore()
+    {
+        final RedisConnector connector = connect("unused");
+        final L3StoreFactory factory = RedisL3Store.factory(connector);
+        assertTrue(connector.connected());
+
+        factory.close();
+
+        assertFalse(connector.connected(), "a run that failed before its store was made leaves no connection open");
+        factory.close();
+    }
+
+    @Test
+    void shouldLeaveTheConnectionsToTheStoreItMade()
+    {
+        final RedisConnector connector = connect("made");
+        final L3StoreFactory factory = RedisL3Store.factory(connector);
+        final HostDeviceBackend otherStaging = new HostDeviceBackend(
+            new io.kvledger.engine.device.DeviceConfig().hostKvPages(8).hostMambaSlots(2));
+        final L3Store made = factory.create(otherStaging, 8, 4);
+        try
+        {
+            factory.close();
+            assertTrue(connector.connected(), "the store owns the connections once made");
+            assertThrows(IllegalStateException.class, () -> factory.create(otherStaging, 8, 4));
+        }
+        finally
+        {
+            made.close();
+            otherStaging.close();
+        }
+        assertFalse(connector.connected());
     }
 
     @Test
