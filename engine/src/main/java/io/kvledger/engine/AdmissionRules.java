@@ -125,6 +125,21 @@ public final class AdmissionRules
         return version >= 3;
     }
 
+    /**
+     * Rules 4: a prompt that ends on a page boundary (no tail tokens) never reuses its last page: the device match,
+     * the L3 query and the hit it answers stop one page short, so the request computes at least its last token,
+     * whose logits give the first output token (SGLang matches at most {@code input_len - 1} tokens, cut to whole
+     * pages: {@code Req.adjust_max_prefix_ids}, {@code _compute_max_prefix_len}). The last page is computed again
+     * and deduplicated into the tree's copy at the finish. Under 1 to 3 such a prompt could be reused whole, leaving
+     * nothing to compute, and for a Mamba model a state after the last token with no way to get its logits.
+     *
+     * @return whether the last page of a prompt without a tail is always computed.
+     */
+    public boolean computesLastPage()
+    {
+        return version >= 4;
+    }
+
     @Override
     public String toString()
     {

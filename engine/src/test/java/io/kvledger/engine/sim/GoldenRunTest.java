@@ -31,13 +31,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * The same runs under admission rules 1 (the rules of every journal written before schema version 4, no timeout
  * term per fetched token) are pinned in {@code runs-rules1.txt}, never regenerated: they were recorded before rules
  * 2 existed, so old journals keep replaying exactly as they were written. The runs under rules 2 (journals written
- * before rules 3, which places a checkpoint a chunk kept back) are pinned in {@code runs-rules2.txt} the same way.
+ * before rules 3, which places a checkpoint a chunk kept back) are pinned in {@code runs-rules2.txt} the same way, and
+ * the runs under rules 3 (journals written before rules 4, which computes the last page of a prompt without a tail)
+ * in {@code runs-rules3.txt}.
  */
 class GoldenRunTest
 {
     private static final Path GOLDEN = Path.of("src", "test", "resources", "golden", "runs.txt");
     private static final Path GOLDEN_RULES_1 = Path.of("src", "test", "resources", "golden", "runs-rules1.txt");
     private static final Path GOLDEN_RULES_2 = Path.of("src", "test", "resources", "golden", "runs-rules2.txt");
+    private static final Path GOLDEN_RULES_3 = Path.of("src", "test", "resources", "golden", "runs-rules3.txt");
 
     private record Case(String name, EngineConfig config, WorkloadOptions workload) { }
 
@@ -131,7 +134,7 @@ class GoldenRunTest
 
     /** The runs of each older rules version, pinned: journals written under it replay exactly as written. */
     @ParameterizedTest
-    @ValueSource(ints = {1, 2})
+    @ValueSource(ints = {1, 2, 3})
     void shouldReproduceTheRunsOfEveryOlderRulesVersion(final int rules) throws IOException, NoSuchAlgorithmException
     {
         final List<String> actual = new ArrayList<>();
@@ -139,7 +142,7 @@ class GoldenRunTest
         {
             actual.add(run(c));
         }
-        final Path golden = 1 == rules ? GOLDEN_RULES_1 : GOLDEN_RULES_2;
+        final Path golden = 1 == rules ? GOLDEN_RULES_1 : 2 == rules ? GOLDEN_RULES_2 : GOLDEN_RULES_3;
         assertEquals(String.join("\n", Files.readAllLines(golden, StandardCharsets.UTF_8)),
             String.join("\n", actual), "the rules-" + rules + " runs changed: journals written before rules " +
             (rules + 1) + " would no longer replay as written");
