@@ -275,6 +275,191 @@ class EngineDecisionAuditTest
         assertTrue(fetch >= 0, "the L3 answer still starts the fetch");
     }
 
+    // --------------------------------------------------------- abort and retract at every state, then quiesce
+
+    /** The states request 1 is put in before it is aborted or retracted. */
+    private enum At
+    {
+        QUERY_UNANSWERED, HIT_PARKED, FETCH_IN_FLIGHT, STAGED, ADMITTED_COLD, LOAD_QUEUED, LOAD_LAUNCHED, LOAD_ACKED,
+        COPY_QUEUED, COPY_LAUNCHED, RUNNING_COLD, RUNNING_LOADED
+    }
+
+    private static Driver put(final At at)
+    {
+        final Driver d = new Driver(base().hostKvPages(12).build(), true);
+        switch (at)
+        {
+            case QUERY_UNANSWERED:
+                assertTrue(d.arrive(1, 11, 8) >= 0);
+                break;
+            case HIT_PARKED:
+                d.storageHit(d.arrive(9, 99, 8), 8, 8);
+                assertEquals(-1, d.storageHit(d.arrive(1, 11, 8), 8, 8));
+                assertEquals(1, d.engine.parkedHits());
+                break;
+            case FETCH_IN_FLIGHT:
+                assertTrue(d.storageHit(d.arrive(1, 11, 8), 8, 8) >= 0);
+                break;
+            case STAGED:
+                d.staged(1, 11, 8);
+                break;
+            case ADMITTED_COLD:
+            case RUNNING_COLD:
+                d.cold(1, 11, 8);
+                pass(d, 64);
+                assertEquals(ResultCode.OK, d.admit(1));
+                d.passEnd();
+                if (at == At.RUNNING_COLD)
+                {
+                    assertEquals(ResultCode.OK, d.chunk(1, 4));
+                }
+                break;
+            case LOAD_QUEUED:
+            case LOAD_LAUNCHED:
+            case LOAD_ACKED:
+            case RUNNING_LOADED:
+                d.staged(1, 11, 8);
+                pass(d, 64);
+                assertEquals(ResultCode.OK, d.admit(1));
+                final long load = d.admittedLoad();
+                assertTrue(load >= 0);
+                if (at != At.LOAD_QUEUED)
+                {
+                    d.passEnd();
+                }
+                if (at == At.LOAD_ACKED || at == At.RUNNING_LOADED)
+                {
+                    assertEquals(ResultCode.OK, d.ack(load, true));
+                }
+                if (at == At.RUNNING_LOADED)
+                {
+                    assertEquals(ResultCode.OK, d.chunk(1, 8));
+                }
+                break;
+            case COPY_QUEUED:
+            case COPY_LAUNCHED:
+                d.cold(5, 11, 8);
+                pass(d, 64);
+                assertEquals(ResultCode.OK, d.admit(5));
+                d.passEnd();
+                assertEquals(ResultCode.OK, d.finish(5, 8, 0, 0, 0));
+                drainWrites(d);
+                final long query = d.arriveSharing(1, 11, 8, 12, 12);
+                if (query >= 0)
+                {
+                    d.storageHit(query, 0, 0);
+                }
+                pass(d, 64);
+                assertEquals(ResultCode.OK, d.admit(1));
+                assertTrue(d.engine.cowOpOf(1) >= 0, "a copy-on-write from the checkpoint");
+                if (at == At.COPY_LAUNCHED)
+                {
+                    d.passEnd();
+                }
+                break;
+            default:
+                throw new AssertionError(at);
+        }
+        return d;
+    }
+
+    /** Close the pass, answer every op in flight, abort every live request, flush the tree: all must be free. */
+    private static void quiesceAndAssertEverythingFree(final Driver d, final boolean acksOk, final String where)
+    {
+        d.apply(Inputs.passEnd(d.in.reset()));
+        final OpTable ops = d.engine.ops();
+        for (int guard = 0; guard < 256; guard++)
+        {
+            int o = -1;
+            for (int i = 0; i < d.engine.config().maxOps() && o < 0; i++)
+            {
+                if (ops.kind(i) != null && ops.state(i) == OpTable.LAUNCHED)
+                {
+                    o = i;
+                }
+            }
+            if (o < 0)
+            {
+                break;
+            }
+            final long op = ops.id(o);
+            final int result;
+            switch (ops.kind(o))
+            {
+                case QUERY:
+                    result = d.apply(Inputs.storageHit(d.in.reset(), op, 0, 0));
+                    break;
+                case FETCH:
+                    result = d.apply(Inputs.fetchDone(d.in.reset(), op, acksOk, acksOk ? ops.moveCount(o) : 0,
+                        acksOk));
+                    break;
+                default:
+                    result = d.ack(op, acksOk);
+                    break;
+            }
+            assertEquals(ResultCode.OK, result, where + ": answer of op " + op + " " + ops.kind(o));
+        }
+        assertEquals(0, d.engine.inFlightOps(), where + ": ops left in flight");
+        for (long r = 0; r < 16; r++)
+        {
+            if (d.engine.requestState(r) != null)
+            {
+                assertEquals(ResultCode.OK, d.abort(r), where + ": abort of " + r);
+            }
+        }
+        assertEquals(0, d.engine.liveRequests(), where);
+        d.tick(Long.MAX_VALUE);
+        assertEquals(1, d.engine.tree().nodeCount(), where + ": nodes left after a flush (a lock leaked)");
+        for (final Pool p : new Pool[] {Pool.DEVICE_KV, Pool.DEVICE_MAMBA, Pool.HOST_KV, Pool.HOST_MAMBA})
+        {
+            final SlotPool pool = d.engine.pool(p);
+            assertEquals(pool.capacity(), pool.freeCount(), where + ": " + p + " not all free");
+        }
+        assertEquals(0, d.engine.parkedHits(), where);
+    }
+
+    @Test
+    void shouldLeaveNothingBehindWhenAbortedAtAnyState()
+    {
+        for (final At at : At.values())
+        {
+            for (final boolean acksOk : new boolean[] {true, false})
+            {
+                final Driver d = put(at);
+                assertEquals(ResultCode.OK, d.abort(1), at.name());
+                assertEquals(null, d.engine.requestState(1), at + ": the request is gone");
+                quiesceAndAssertEverythingFree(d, acksOk, "abort at " + at + (acksOk ? "" : ", acks failed"));
+            }
+        }
+    }
+
+    @Test
+    void shouldRetractOnlyAnAdmittedRequestAndLeaveNothingBehind()
+    {
+        for (final At at : At.values())
+        {
+            for (final boolean acksOk : new boolean[] {true, false})
+            {
+                final Driver d = put(at);
+                final RequestState before = d.engine.requestState(1);
+                final long hash = d.engine.stateHash();
+                final int result = d.retract(1);
+                if (before == RequestState.ADMITTED)
+                {
+                    assertEquals(ResultCode.OK, result, at.name());
+                    assertEquals(RequestState.WAITING, d.engine.requestState(1), at.name());
+                }
+                else
+                {
+                    assertEquals(ResultCode.REQUEST_STATE, result, at.name());
+                    assertEquals(0, d.last.size(), at + ": a refused retract records nothing");
+                    assertEquals(hash, d.engine.stateHash(), at + ": a refused retract changes nothing");
+                }
+                quiesceAndAssertEverythingFree(d, acksOk, "retract at " + at + (acksOk ? "" : ", acks failed"));
+            }
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ Mamba gate
 
     @Test
