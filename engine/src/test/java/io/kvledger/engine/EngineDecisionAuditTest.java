@@ -545,6 +545,45 @@ class EngineDecisionAuditTest
         assertTrue(d.admittedLoad() >= 0);
     }
 
+    // ------------------------------------------------------------------ a request id reused after an abort
+
+    @Test
+    void shouldNotHandTheOldRequestsCompletionsToANewRequestWithTheSameId()
+    {
+        // I9/I19: an op ends for the request that queued it; a new request that reuses the id after an abort gets
+        // nothing from the old one's query, fetch or load.
+        final Driver d = new Driver(base().build(), true);
+        final long oldQuery = d.arrive(1, 11, 8);
+        assertEquals(ResultCode.OK, d.abort(1));
+        final long newQuery = d.arrive(1, 22, 8);
+        assertEquals(ResultCode.OK, d.apply(Inputs.storageHit(d.in.reset(), oldQuery, 8, 8)));
+        assertEquals(-1, d.opId(EffectType.OP_QUEUED, OpKind.FETCH), "the old query's hit is not the new request's");
+        final long newFetch = d.storageHit(newQuery, 8, 8);
+        assertTrue(newFetch >= 0);
+        assertEquals(ResultCode.OK, d.abort(1));
+        d.cold(1, 33, 4);
+        d.fetchDone(newFetch, 8);
+        assertFalse(d.has(EffectType.HOLD_STAGED), "the aborted request's fetch is no hold of the new one");
+        assertEquals(RequestState.WAITING, d.engine.requestState(1));
+        assertStagingAllFree(d);
+
+        assertEquals(ResultCode.OK, d.abort(1));
+        d.staged(1, 44, 8);
+        pass(d, 64);
+        assertEquals(ResultCode.OK, d.admit(1));
+        final long oldLoad = d.admittedLoad();
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.abort(1));
+        d.cold(1, 55, 4);
+        pass(d, 64);
+        assertEquals(ResultCode.OK, d.admit(1));
+        d.passEnd();
+        assertEquals(ResultCode.OK, d.ack(oldLoad, false));
+        assertFalse(d.has(EffectType.REJECTED), "the old load's failure is not the new request's");
+        assertEquals(RequestState.ADMITTED, d.engine.requestState(1));
+        assertEquals(ResultCode.OK, d.finish(1, 4, 0, 0, 0));
+    }
+
     // ------------------------------------------------------------------------------------------------ Mamba gate
 
     @Test
