@@ -161,7 +161,8 @@ final class Admission extends Flow
             waited(requestId, Reason.PREFETCH_PENDING);
             return ResultCode.NOT_ADMITTED;
         }
-        if (state.running >= state.passMaxRunning)
+        final boolean keepsHitAtRunningLimit = config.rules().keepsHitAtRunningLimit();
+        if (keepsHitAtRunningLimit && state.running >= state.passMaxRunning)
         {
             // The first gate, and before the request gives anything up: an Admit refused here does not go ahead, so
             // its unfinished fetch, parked hit or unanswered query stays (DESIGN read path 2-3; SGLang's batch-full
@@ -191,6 +192,12 @@ final class Admission extends Flow
             // A waiting request has given its L3 hit up by now (answered empty, abandoned or parked and dropped):
             // its prefix pin goes too, or waiting requests that cannot be admitted would pin the pages they wait for.
             state.unpinPrefix(r);
+        }
+        if (!keepsHitAtRunningLimit && state.running >= state.passMaxRunning)
+        {
+            // rules 1 to 3: the request gave its hit up above although it does not go ahead
+            waited(requestId, Reason.RUNNING_LIMIT);
+            return ResultCode.NOT_ADMITTED;
         }
 
         plan.clear();

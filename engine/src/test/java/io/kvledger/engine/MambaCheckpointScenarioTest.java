@@ -61,14 +61,9 @@ class MambaCheckpointScenarioTest
     }
 
     /** Arrive with the same prompt as request 1 (seed 11) and admit cold; returns the admitted prefix. */
-    /** A request whose prompt continues past the checkpoint (a tail), so every one of those pages may be reused. */
     private static long prefixOfAnotherRequest(final Driver d, final long request, final int pages)
     {
-        final long query = d.arrive(request, 11, pages, 1, 8, 0);
-        if (query >= 0)
-        {
-            d.storageHit(query, 0, 0);
-        }
+        d.cold(request, 11, pages);
         d.passBegin();
         assertEquals(ResultCode.OK, d.admit(request));
         final long prefix = d.admittedPrefix();

@@ -159,8 +159,7 @@ class FailStopTest
         final EngineLoop loop = running.loop;
         final Reply reply = new Reply(8);
         final InputRecord in = new InputRecord(8);
-        // a tail token: the four pages may all come from L3 (the last token is computed either way)
-        Inputs.arrive(in.reset(), 1, 1, 4, 0);
+        Inputs.arrive(in.reset(), 1, 0, 4, 0);
         for (int i = 0; i < 4; i++)
         {
             in.addFingerprint(100 + i, 200 + i);

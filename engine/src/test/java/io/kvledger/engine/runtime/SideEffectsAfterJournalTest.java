@@ -44,8 +44,7 @@ class SideEffectsAfterJournalTest
         try
         {
             final Reply reply = new Reply(8);
-            // a tail token: the four pages may all come from L3 (the last token is computed either way)
-            final InputRecord in = Inputs.arrive(new InputRecord(8), 1, 1, 4, 0);
+            final InputRecord in = Inputs.arrive(new InputRecord(8), 1, 0, 4, 0);
             for (int i = 0; i < 4; i++)
             {
                 in.addFingerprint(100 + i, 200 + i);
