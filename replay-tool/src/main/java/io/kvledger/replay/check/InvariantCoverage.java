@@ -70,7 +70,8 @@ public final class InvariantCoverage
             "exactly the load's DEVICE_KV write targets, its written Mamba node state on that last node");
         row(Invariant.I12, Level.CHECKER, "slot transition: from-state and previous owner must match the shadow " +
             "slot (double free, owner confusion, no-op hand-over, PENDING_FREE only to FREE), no owner that does not " +
-            "exist, leaks at owner's end; a backup reads only its node's Mamba state and KV pages of its node's " +
+            "exist, leaks at owner's end; cursors observed only on a slot of the document's request; a backup " +
+            "reads only its node's Mamba state and KV pages of its node's " +
             "path, a copy-on-write only the Mamba state of the checkpoint node it locks");
         row(Invariant.I13, Level.CHECKER, "op targets: a slot written by a queued or launched op (or read by a " +
             "launched one) is not freed or handed over until the op ends");

@@ -26,6 +26,8 @@ import java.util.List;
  * PENDING_FREE and PENDING_FREE to anything but FREE are illegal, and so is a no-op transition to the owner the
  * slot already has (the slot was handed out twice); a slot may not be handed to a request that has
  * FINISHED or ABORTED; PENDING_FREE must name a live op that targets the slot; an unknown pool or id is I12 too.
+ * CURSORS_OBSERVED names a device Mamba slot owned by the document's request (the cursors a CHUNK, FINISH or ABORT
+ * reports are those of the request's own working slot).
  * At the end of a document, a device slot still owned by (or parked for) an op that ended in it, or still owned by
  * a request that ended in it, is a leak. KV pages move between nodes only from a node to the new parent of a
  * NODE_SPLIT of the same document. At the end of the document that queued it, a BACKUP reads only device data of

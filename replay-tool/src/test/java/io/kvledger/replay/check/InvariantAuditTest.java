@@ -352,6 +352,19 @@ class InvariantAuditTest
     }
 
     @Test
+    void i12CursorsObservedOnASlotTheRequestDoesNotOwn()
+    {
+        // request 1 runs on S; its chunk reports cursors on node 1's checkpoint slot N, then on a FREE slot
+        final JournalFixture f = through(InvariantAuditTest::upToAck);
+        final long bad = f.doc(InputType.CHUNK).request(R1).observed(N, 0, 0, 0).sequence();
+        f.doc(InputType.CHUNK).request(R1).observed(4, 3, 0, 0);
+        assertBreaks(f, Invariant.I12, bad, "DEVICE_MAMBA:2");
+        final JournalFixture free = through(InvariantAuditTest::upToAck);
+        final long freeBad = free.doc(InputType.ABORT).request(R1).observed(4, 0, 0, 0).sequence();
+        assertFirst(free.check(), Invariant.I12, freeBad, "DEVICE_MAMBA:4");
+    }
+
+    @Test
     void i17ADirtySlotHandedToTheNextRequestWithoutAReset()
     {
         final JournalFixture f = through(InvariantAuditTest::upToFinish);
