@@ -181,6 +181,12 @@ final class SlotRules extends ShadowPart
                     op.owner + " to request " + owner + ": an op gives its slots back to its own request only");
             }
         }
+        if (to == SlotState.NODE && tree.liveNode(owner) == null)
+        {
+            slotFinding(Invariant.I12, slot, "handed to node " + owner + " which is not in the tree (" +
+                (tree.known(owner) ? "deleted" : "never inserted") + " at this point of the document): no owner " +
+                "that does not exist");
+        }
         if (to == SlotState.REQUEST)
         {
             final ShadowRequest request = findRequest(owner);
