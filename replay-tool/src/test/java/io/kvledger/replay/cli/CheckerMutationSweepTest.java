@@ -32,10 +32,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * CURSORS_OBSERVED to the next slot), each folded by a fail-fast {@link InvariantChecker} (what {@code kvledger
  * check} runs). By default a few mutations of each kind, effect type, input type and pool are tried (about 2,000,
  * a few seconds); {@code -Dkvledger.sweep.full=true} tries every one. Mutations the checker does not flag are
- * counted by kind, effect and input type and printed; the commit that added this test says which of them are legal
- * histories and which were checker gaps (now rules). It asserts only what is sure: the clean journals check clean;
- * a SLOT_TRANSITION dropped, duplicated, given another owner or another to-state, an OP_TARGET or CURSORS_OBSERVED
- * moved to another slot, and a REQUEST_STATE of an ARRIVE, FINISH or ABORT dropped or duplicated are all flagged.
+ * counted by kind, effect and input type and printed. Those left are legal histories: records that change no state
+ * (WAITED, PAGES_STORED, RESERVED, HOLD_STAGED, CURSORS_OBSERVED dropped or repeated), resets of slots whose cursors
+ * are zero already, and reorders inside one document that the checker judges at the document's end by design (I2,
+ * I13, I7 for an op's unlock, I18 for KV pages); a repeated EVICTED of one node in one TICK is the one record that
+ * misstates what happened, and it breaks no state invariant. The mutations that were gaps are rules now (I12 a
+ * slot handed to a node not in the tree, I19 a FINISH or ABORT that does not end its request, an ARRIVE creating it
+ * twice). It asserts only what is sure: the clean journals check clean;
+ * a SLOT_TRANSITION dropped, duplicated, given another owner or another to-state, an OP_TARGET moved to another
+ * slot, and a REQUEST_STATE of an ARRIVE, FINISH or ABORT dropped or duplicated are all flagged.
  */
 class CheckerMutationSweepTest
 {
@@ -124,7 +129,9 @@ class CheckerMutationSweepTest
         }
         for (final String key : tallies.get("retarget").unflagged.keySet())
         {
-            assertTrue(key.startsWith(EffectType.CURSORS_RESET.name()), "retarget " + key + "\n" + report);
+            // a reset moved to a FREE slot leaves a clean one unreset, an observation moved to the request's other
+            // (tracking) slot is still on a slot it owns: legal histories, so only OP_TARGET is sure
+            assertTrue(!key.startsWith(EffectType.OP_TARGET.name()), "retarget " + key + "\n" + report);
         }
     }
 
