@@ -240,6 +240,11 @@ final class BenchCommand implements Callable<Integer>
             }
         }
         final String mode = null != traces ? "--trace" : storeBench ? "--store-bench" : dataPath ? "--data-path" : null;
+        if (given("--device") && !dataPath && DeviceKind.CUDA != device)
+        {
+            // --device cuda alone keeps its own hint (add --data-path); host chooses nothing outside the data path.
+            throw new CliException("--device is for --data-path, not " + (null != mode ? mode : "the recorded run"));
+        }
         for (final String recordedFlag : new String[]{"--workload", "--requests", "--counters"})
         {
             if (given(recordedFlag) && null != mode)

@@ -59,7 +59,7 @@ final class ExploreCommand implements Callable<Integer>
     Double minutes;
 
     @Option(names = "--first-seed", paramLabel = "S", defaultValue = "1",
-        description = "First seed (default: ${DEFAULT-VALUE}); seeds run S, S+1, ...")
+        description = "First seed, 0 or more (default: ${DEFAULT-VALUE}); seeds run S, S+1, ...")
     long firstSeed;
 
     @Option(names = "--fault", converter = FaultSwitchConverter.class, paramLabel = "NAME",
@@ -201,6 +201,10 @@ final class ExploreCommand implements Callable<Integer>
             throw new CliException("--record needs --keep-going (without it the first finding is written and " +
                 "exploring stops)");
         }
+        // A seed names a configuration: seeds run S, S+1, ... from the default 1 and stop at the largest long
+        // instead of wrapping into the negatives, so the seed space is 0 to 2^63-1.
+        Flags.atLeast("--first-seed", firstSeed, 0, "", "seeds run S, S+1, ... up to " +
+            Flags.number(Long.MAX_VALUE) + " and never wrap");
         if (null == minutes)
         {
             final long seedCount = null != seeds ? seeds : 100;

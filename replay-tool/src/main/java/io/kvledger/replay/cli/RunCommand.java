@@ -21,6 +21,7 @@ import picocli.CommandLine.TypeConversionException;
 
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -41,6 +42,9 @@ import java.util.concurrent.TimeUnit;
         "(the data went wrong), 2 bad input, usage, or a run the controller stopped."})
 final class RunCommand implements Callable<Integer>
 {
+    /** Chronicle's metadata file, which every journal directory holds. */
+    private static final String CHRONICLE_METADATA = "metadata.cq4t";
+
     @Spec
     private CommandSpec spec;
 
@@ -405,6 +409,15 @@ final class RunCommand implements Callable<Integer>
                 // check, replay and compare; a persistent L3 store inside it would go wherever the journal goes.
                 throw new CliException("--store-dir " + storeDir + " is inside the journal directory " + journal +
                     ": give the L3 store a directory of its own");
+            }
+            for (Path dir = storeDir.toAbsolutePath().normalize(); null != dir; dir = dir.getParent())
+            {
+                if (Files.isRegularFile(dir.resolve(CHRONICLE_METADATA)))
+                {
+                    // The same for an existing journal: its directory is what check, replay and compare read.
+                    throw new CliException("--store-dir " + storeDir + " is inside the journal directory " +
+                        dir + ": give the L3 store a directory of its own");
+                }
             }
             Flags.writableDirectory("--store-dir", storeDir, "the L3 store");
         }
