@@ -260,6 +260,7 @@ final class BenchCommand implements Callable<Integer>
         {
             throw new CliException("--repeats needs --data-path");
         }
+        Flags.atLeast("--repeats", repeats, 1, "runs", "timed runs per measurement; the median is shown");
         for (final String storeFlag : new String[]{"--store-mib", "--store-dir", "--redis"})
         {
             if (given(storeFlag) && !storeBench)
@@ -297,10 +298,6 @@ final class BenchCommand implements Callable<Integer>
         {
             throw new CliException(dataPath ? "bench --data-path needs --device cuda" :
                 "bench --device cuda measures the data path: add --data-path");
-        }
-        if (repeats < 1)
-        {
-            throw new CliException("--repeats must be >= 1: " + repeats);
         }
         final StringBuilder whyNot = new StringBuilder();
         if (!CudaDeviceBackend.available(whyNot))

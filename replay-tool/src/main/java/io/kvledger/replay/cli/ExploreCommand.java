@@ -55,7 +55,8 @@ final class ExploreCommand implements Callable<Integer>
     @Option(names = "--seeds", paramLabel = "N", description = "Seeds to run (default 100 unless --minutes).")
     Integer seeds;
 
-    @Option(names = "--minutes", paramLabel = "M", description = "Run seeds for this long instead of a count.")
+    @Option(names = "--minutes", paramLabel = "M",
+        description = "Run seeds for this long instead of a count (at least one seed).")
     Double minutes;
 
     @Option(names = "--first-seed", paramLabel = "S", defaultValue = "1",
@@ -108,7 +109,9 @@ final class ExploreCommand implements Callable<Integer>
                 minutes != null ? " on for " + minutes + " min" : "") + ", faults " + FaultSwitch.describeMask(mask));
             out.flush();
         }
-        for (long i = 0; i < count && System.nanoTime() < deadline; i++)
+        // The first seed runs whatever --minutes says: a run that explored nothing must not exit 0 as "every seed
+        // clean".
+        for (long i = 0; i < count && (0 == i || System.nanoTime() < deadline); i++)
         {
             final long seed = firstSeed + i;
             final Explorer.Config config;

@@ -119,6 +119,25 @@ class CliNewUserAuditTest
         }
     }
 
+    /** A --minutes budget shorter than the JVM's warm-up explored no seed and exited 0, "every seed clean". */
+    @Test
+    void shouldExploreAtLeastOneSeedWhateverTheMinutes()
+    {
+        final CliRun run = kvledger("explore", "--minutes", 0.000_001, "--out", dir.resolve("explore-minutes"),
+            "--json").exits(0);
+
+        assertEquals(1, run.json().get("seeds").asLong(), run.out());
+        assertEquals(1, run.json().get("firstSeed").asLong(), run.out());
+    }
+
+    /** {@code bench --repeats 0}: the range line the other counts give, not "must be >= 1: 0". */
+    @Test
+    void shouldNameTheRangeOfZeroRepeats()
+    {
+        assertEquals("kvledger: --repeats 0 is out of range: 1 or more runs (timed runs per measurement; the median " +
+            "is shown)", kvledger("bench", "--device", "cuda", "--data-path", "--repeats", 0).failsWithOneLine());
+    }
+
     private static Map<Path, byte[]> contents(final Path directory) throws IOException
     {
         final Map<Path, byte[]> files = new TreeMap<>();
