@@ -138,6 +138,31 @@ class CliNewUserAuditTest
             "is shown)", kvledger("bench", "--device", "cuda", "--data-path", "--repeats", 0).failsWithOneLine());
     }
 
+    /**
+     * Two demos without --dir started in the same second: the second was refused ("--dir kvledger-out/demo-... is not
+     * empty", a flag it was not given) or, had both checked before either wrote, would have shared one directory.
+     * Each default directory is now claimed by creating it.
+     */
+    @Test
+    void shouldGiveDemosOfTheSameSecondDirectoriesOfTheirOwn() throws IOException
+    {
+        final Path parent = dir.resolve("demos");
+
+        final Path first = DemoCommand.claimDirectory(parent, "20261202-050555");
+        Files.writeString(first.resolve("report.html"), "the first demo's");
+        final Path second = DemoCommand.claimDirectory(parent, "20261202-050555");
+        final Path third = DemoCommand.claimDirectory(parent, "20261202-050555");
+
+        assertEquals(parent.resolve("demo-20261202-050555"), first);
+        assertEquals(parent.resolve("demo-20261202-050555-2"), second);
+        assertEquals(parent.resolve("demo-20261202-050555-3"), third);
+        try (Stream<Path> entries = Files.list(second))
+        {
+            assertEquals(0, entries.count(), "a new, empty directory");
+        }
+        assertEquals("the first demo's", Files.readString(first.resolve("report.html")));
+    }
+
     private static Map<Path, byte[]> contents(final Path directory) throws IOException
     {
         final Map<Path, byte[]> files = new TreeMap<>();
