@@ -163,6 +163,21 @@ class CliNewUserAuditTest
         assertEquals("the first demo's", Files.readString(first.resolve("report.html")));
     }
 
+    /**
+     * The README: a --deterministic run writes no counters file. stat on its journal said only that run writes one,
+     * which is what the user had just typed.
+     */
+    @Test
+    void shouldSayThatADeterministicRunWritesNoCountersFile()
+    {
+        final Path deterministic = dir.resolve("deterministic");
+        kvledger("run", "--deterministic", "--requests", 2, "--prompt-tokens", 64, "--journal", deterministic).exits(0);
+
+        assertEquals("kvledger: no counters file in " + deterministic + " (kvledger-counters.dat is written by " +
+            "kvledger run and KvLedger.open; a run --deterministic writes none)",
+            kvledger("stat", deterministic).failsWithOneLine());
+    }
+
     private static Map<Path, byte[]> contents(final Path directory) throws IOException
     {
         final Map<Path, byte[]> files = new TreeMap<>();
