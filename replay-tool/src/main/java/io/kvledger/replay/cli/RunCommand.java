@@ -52,8 +52,9 @@ final class RunCommand implements Callable<Integer>
         description = "Workload shape (default: ${DEFAULT-VALUE}).", defaultValue = "pr-bench")
     WorkloadKind workload;
 
-    @Option(names = "--requests", description = "Prompts (pr-bench), requests (random) or conversation turns in " +
-        "all (multi-turn) (default: ${DEFAULT-VALUE}).", defaultValue = "256")
+    @Option(names = "--requests", description = "Prompts (pr-bench: each served in both rounds), requests after " +
+        "8 warm-ups that write the shared prefixes (random), or conversation turns in all, rounded down to whole " +
+        "conversations of 4 turns, at least one (multi-turn) (default: ${DEFAULT-VALUE}).", defaultValue = "256")
     int requests;
 
     @Option(names = "--prompt-tokens", description = "Tokens per prompt (default: ${DEFAULT-VALUE}).",

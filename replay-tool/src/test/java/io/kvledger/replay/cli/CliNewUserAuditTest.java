@@ -1,5 +1,6 @@
 package io.kvledger.replay.cli;
 
+import io.kvledger.engine.sim.WorkloadOptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,6 +17,7 @@ import static io.kvledger.replay.cli.CliRun.kvledger;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What a black-box audit of the command line as a new user meets it found: flags accepted and then ignored or
@@ -176,6 +178,33 @@ class CliNewUserAuditTest
         assertEquals("kvledger: no counters file in " + deterministic + " (kvledger-counters.dat is written by " +
             "kvledger run and KvLedger.open; a run --deterministic writes none)",
             kvledger("stat", deterministic).failsWithOneLine());
+    }
+
+    /**
+     * run --requests N served 4 requests for a multi-turn N of 1 to 7 (whole conversations of 4 turns) and N + 8 for
+     * a random one (a warm-up request per shared prefix); the help said "requests (random) or conversation turns in
+     * all (multi-turn)". The help now says what is served, with the workload's own numbers.
+     */
+    @Test
+    void shouldDescribeWhatRunRequestsServesPerWorkload()
+    {
+        final WorkloadOptions defaults = new WorkloadOptions();
+        final String help = kvledger("run", "--help").exits(0).out().replaceAll("\\s+", " ");
+
+        assertTrue(help.contains("requests after " + defaults.prefixes + " warm-ups that write the shared prefixes " +
+            "(random)"), help);
+        assertTrue(help.contains("conversation turns in all, rounded down to whole conversations of " +
+            defaults.turns + " turns, at least one (multi-turn)"), help);
+        assertEquals(defaults.turns, served("multi-turn", 5));
+        assertEquals(defaults.turns, served("multi-turn", 1));
+        assertEquals(3 + defaults.prefixes, served("random", 3));
+    }
+
+    private static long served(final String workload, final int requests)
+    {
+        final Path runJournal = dir.resolve("served-" + workload + "-" + requests);
+        return kvledger("run", "--deterministic", "--workload", workload, "--requests", requests, "--journal",
+            runJournal, "--json").exits(0).json().get("requests").asLong();
     }
 
     private static Map<Path, byte[]> contents(final Path directory) throws IOException
