@@ -390,7 +390,7 @@ final class RunCommand implements Callable<Integer>
         RunLimits.checkWorkload(workload, requests, promptTokens, extendTokens, pageSize);
         RunLimits.checkPools(kvPages, mambaSlots, kvPageBytes, mambaStateBytes);
         Flags.rate("--retract-rate", retractRate, "the share of admitted staged loads retracted");
-        Flags.rate("--abort-rate", abortRate, "the chance per step that a running request is aborted");
+        Flags.rate("--abort-rate", abortRate, "the share of requests aborted mid-way");
         Flags.range("--copy-delay-us", copyDelayUs, 0, RunLimits.MAX_COPY_DELAY_US, "microseconds",
             "extra time per device copy; a run makes thousands of copies");
         // The configuration only: building the options would connect to Redis (a second connector, never closed).

@@ -200,6 +200,20 @@ class CliNewUserAuditTest
         assertEquals(3 + defaults.prefixes, served("random", 3));
     }
 
+    /**
+     * --abort-rate picks the requests that abort (each with that chance, when it is drawn), as its help says; the
+     * range line called it "the chance per step that a running request is aborted".
+     */
+    @Test
+    void shouldDescribeTheAbortRateAsTheHelpDoes()
+    {
+        final Path newJournal = dir.resolve("abort-rate");
+
+        assertEquals("kvledger: --abort-rate 1.5 is out of range: 0 to 1 (the share of requests aborted mid-way)",
+            kvledger("run", "--journal", newJournal, "--abort-rate", 1.5).failsWithOneLine());
+        assertTrue(kvledger("run", "--help").out().contains("Share of requests aborted mid-way"));
+    }
+
     private static long served(final String workload, final int requests)
     {
         final Path runJournal = dir.resolve("served-" + workload + "-" + requests);
