@@ -111,7 +111,7 @@ public final class CountersFile
         if (!Files.isRegularFile(file))
         {
             throw new IllegalArgumentException("no counters file in " + path + " (" + FILE_NAME +
-                " is written by kvledger run and KvLedger.open)");
+                " is written by kvledger run and KvLedger.open; a run --deterministic writes none)");
         }
         final long size;
         try

@@ -70,7 +70,9 @@ public final class InvariantCoverage
             "exactly the load's DEVICE_KV write targets, its written Mamba node state on that last node");
         row(Invariant.I12, Level.CHECKER, "slot transition: from-state and previous owner must match the shadow " +
             "slot (double free, owner confusion, no-op hand-over, PENDING_FREE only to FREE), no owner that does not " +
-            "exist, leaks at owner's end; a backup reads only its node's Mamba state and KV pages of its node's " +
+            "exist (a node handed a slot is in the tree at that point), leaks at owner's end; cursors observed " +
+            "only on a slot of the document's request; a backup " +
+            "reads only its node's Mamba state and KV pages of its node's " +
             "path, a copy-on-write only the Mamba state of the checkpoint node it locks");
         row(Invariant.I13, Level.CHECKER, "op targets: a slot written by a queued or launched op (or read by a " +
             "launched one) is not freed or handed over until the op ends");
@@ -88,8 +90,8 @@ public final class InvariantCoverage
         row(Invariant.I19, Level.CHECKER, "op and request lifecycles: QUEUED -> LAUNCHED -> ACKED|FAILED or " +
             "QUEUED -> CANCELLED once, targets declared, an accepted ACK, STORAGE_HIT or FETCH_DONE ends the op it " +
             "names (OP_ACKED if ok, OP_FAILED if not); request states in order, created only by the request's " +
-            "accepted ARRIVE (which must create it), ADMITTED only with an ADMITTED decision in the same document " +
-            "and vice versa");
+            "accepted ARRIVE (which must create it, once), ended by an accepted FINISH or ABORT, ADMITTED only " +
+            "with an ADMITTED decision in the same document and vice versa");
         row(Invariant.I20, Level.PARTIAL, "not by check (one journal holds one rank's log): kvledger compare " +
             "JOURNAL OTHER checks that two ranks' journals hold the same configuration, inputs, result codes and " +
             "effects in order, slot ids up to one consistent renaming per pool, so the state counts agree after " +

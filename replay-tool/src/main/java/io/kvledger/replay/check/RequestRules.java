@@ -44,6 +44,11 @@ final class RequestRules extends ShadowPart
         {
             if (scope.input.type() == InputType.ARRIVE && scope.input.request() == id)
             {
+                if (scope.arrivalStated)
+                {
+                    requestFinding(Invariant.I19, id, "created twice (a second REQUEST_STATE from none) by its " +
+                        "ARRIVE");
+                }
                 scope.arrivalStated = true;
             }
             else
@@ -124,8 +129,9 @@ final class RequestRules extends ShadowPart
     }
 
     /**
-     * End of a document: an accepted ARRIVE created its request (REQUEST_STATE from none), and every ADMITTED
-     * decision moved its request to ADMITTED (I19: the request lifecycle in order, once).
+     * End of a document: an accepted ARRIVE created its request (REQUEST_STATE from none), an accepted FINISH or
+     * ABORT ended its request (REQUEST_STATE to FINISHED or ABORTED), and every ADMITTED decision moved its request
+     * to ADMITTED (I19: the request lifecycle in order, once).
      *
      * @param resultCode the document's result code.
      */
@@ -137,6 +143,17 @@ final class RequestRules extends ShadowPart
         {
             requestFinding(Invariant.I19, arrived, "accepted ARRIVE of request " + arrived + " without its " +
                 "REQUEST_STATE none -> WAITING: the request never arrived in the journal's lifecycle");
+        }
+        final InputType type = scope.input.type();
+        if ((type == InputType.FINISH || type == InputType.ABORT) && resultCode >= 0 && arrived != InputRecord.NULL_ID)
+        {
+            final RequestState end = type == InputType.FINISH ? RequestState.FINISHED : RequestState.ABORTED;
+            final ShadowRequest request = requests.get(arrived);
+            if (request == null || request.state != end || request.stateSequence != scope.sequence)
+            {
+                requestFinding(Invariant.I19, arrived, "accepted " + type + " of request " + arrived + " without " +
+                    "its REQUEST_STATE to " + end + ": the request outlives the input that ended it");
+            }
         }
         for (final long id : scope.admittedDecisions)
         {

@@ -26,6 +26,9 @@ import java.util.List;
  * PENDING_FREE and PENDING_FREE to anything but FREE are illegal, and so is a no-op transition to the owner the
  * slot already has (the slot was handed out twice); a slot may not be handed to a request that has
  * FINISHED or ABORTED; PENDING_FREE must name a live op that targets the slot; an unknown pool or id is I12 too.
+ * CURSORS_OBSERVED names a device Mamba slot owned by the document's request (the cursors a CHUNK, FINISH or ABORT
+ * reports are those of the request's own working slot). A slot handed to a NODE goes to a node in the tree at that
+ * point of the document (inserted before, not deleted).
  * At the end of a document, a device slot still owned by (or parked for) an op that ended in it, or still owned by
  * a request that ended in it, is a leak. KV pages move between nodes only from a node to the new parent of a
  * NODE_SPLIT of the same document. At the end of the document that queued it, a BACKUP reads only device data of
@@ -61,7 +64,8 @@ import java.util.List;
  * whose document does not end the op it names (OP_ACKED when it says ok, OP_FAILED when not; a STORAGE_HIT says
  * failed when its query failed). Request lifecycle: REQUEST_STATE
  * {@code from} must equal the folded state (a request is WAITING from its accepted ARRIVE); an accepted ARRIVE
- * creates its request (REQUEST_STATE from none) and no other document creates one; a REQUEST_STATE to ADMITTED
+ * creates its request (REQUEST_STATE from none), once, and no other document creates one; an accepted FINISH or ABORT
+ * ends its request (REQUEST_STATE to FINISHED or ABORTED); a REQUEST_STATE to ADMITTED
  * follows an ADMITTED decision for the request in its document, and every ADMITTED decision is followed by one.</li>
  * <li><b>I1</b> NODE_INSERTED under a live parent, of a node not live, with at least one page and depth = parent
  * depth + pages; NODE_SPLIT of a live non-root node into a new id, taking 1 .. pages-1 pages; NODE_DELETED of a

@@ -1,6 +1,7 @@
 package io.kvledger.replay.check;
 
 import io.kvledger.journal.EffectList;
+import io.kvledger.journal.InputRecord;
 import io.kvledger.journal.codec.EffectType;
 import io.kvledger.journal.codec.InputType;
 import io.kvledger.journal.codec.OpKind;
@@ -13,7 +14,8 @@ import java.util.List;
  * The slot rules of the shadow model: SLOT_TRANSITION (I12 legality and owners, I8 host staging handed to a node,
  * I14 Mamba state moving between nodes, I15 early release of a load's redundant destination, PENDING_FREE for an
  * op that targets the slot), the I13 suspicion when a live op's target changes hands, the cursor effects that make
- * a device Mamba slot dirty or clean (I16, I17), and the move that keeps the counts and owner index in step.
+ * a device Mamba slot dirty or clean (I16, I17) and are observed on the document's request's own slot only (I12),
+ * and the move that keeps the counts and owner index in step.
  */
 final class SlotRules extends ShadowPart
 {
@@ -179,6 +181,12 @@ final class SlotRules extends ShadowPart
                     op.owner + " to request " + owner + ": an op gives its slots back to its own request only");
             }
         }
+        if (to == SlotState.NODE && tree.liveNode(owner) == null)
+        {
+            slotFinding(Invariant.I12, slot, "handed to node " + owner + " which is not in the tree (" +
+                (tree.known(owner) ? "deleted" : "never inserted") + " at this point of the document): no owner " +
+                "that does not exist");
+        }
         if (to == SlotState.REQUEST)
         {
             final ShadowRequest request = findRequest(owner);
@@ -249,6 +257,7 @@ final class SlotRules extends ShadowPart
         }
         else if (slot.pool == Pool.DEVICE_MAMBA)
         {
+            checkObservedOwner(slot);
             slot.dirty = e.value1(i) != 0 || e.value2(i) != 0 || e.value3(i) != 0;
             if (slot.dirty)
             {
@@ -256,6 +265,23 @@ final class SlotRules extends ShadowPart
             }
         }
         recordSlot(slot, e, i);
+    }
+
+    /**
+     * I12: the cursors a CHUNK, FINISH or ABORT reports are those of the request's own working slot, so the slot
+     * they are observed on must be owned by the document's request when they are; observed on a FREE slot, a slot
+     * of another request, a node or an op, the request computes in a slot it does not own.
+     */
+    void checkObservedOwner(final ShadowSlot slot)
+    {
+        final long request = scope.input.request();
+        if (slot.state != SlotState.REQUEST || slot.owner != request)
+        {
+            slotFinding(Invariant.I12, slot, "cursors observed for " + (request == InputRecord.NULL_ID ?
+                "no request (the input names none)" : "request " + request) + " on a slot that is " +
+                slot.label() + " (since #" + slot.ownerSinceSequence + "): a request's cursors are those of its " +
+                "own working slot");
+        }
     }
 
     void move(final ShadowSlot slot, final SlotState to, final long owner)

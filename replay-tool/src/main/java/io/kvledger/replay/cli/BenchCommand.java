@@ -240,6 +240,11 @@ final class BenchCommand implements Callable<Integer>
             }
         }
         final String mode = null != traces ? "--trace" : storeBench ? "--store-bench" : dataPath ? "--data-path" : null;
+        if (given("--device") && !dataPath && DeviceKind.CUDA != device)
+        {
+            // --device cuda alone keeps its own hint (add --data-path); host chooses nothing outside the data path.
+            throw new CliException("--device is for --data-path, not " + (null != mode ? mode : "the recorded run"));
+        }
         for (final String recordedFlag : new String[]{"--workload", "--requests", "--counters"})
         {
             if (given(recordedFlag) && null != mode)
@@ -255,6 +260,7 @@ final class BenchCommand implements Callable<Integer>
         {
             throw new CliException("--repeats needs --data-path");
         }
+        Flags.atLeast("--repeats", repeats, 1, "runs", "timed runs per measurement; the median is shown");
         for (final String storeFlag : new String[]{"--store-mib", "--store-dir", "--redis"})
         {
             if (given(storeFlag) && !storeBench)
@@ -292,10 +298,6 @@ final class BenchCommand implements Callable<Integer>
         {
             throw new CliException(dataPath ? "bench --data-path needs --device cuda" :
                 "bench --device cuda measures the data path: add --data-path");
-        }
-        if (repeats < 1)
-        {
-            throw new CliException("--repeats must be >= 1: " + repeats);
         }
         final StringBuilder whyNot = new StringBuilder();
         if (!CudaDeviceBackend.available(whyNot))

@@ -33,6 +33,10 @@ final class CompareCommand extends JournalCommand
     @Override
     public Integer call()
     {
+        if (other.toString().isBlank())
+        {
+            throw new CliException("no journal given: OTHER is empty");
+        }
         final JournalComparer comparer;
         try (DocumentFeed feed = new DocumentFeed(other, err()).start();
             Progress progress = Progress.onTerminal(err(), json))

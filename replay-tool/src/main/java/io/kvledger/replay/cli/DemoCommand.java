@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -58,16 +59,46 @@ final class DemoCommand implements Callable<Integer>
     @Option(names = "--seed", description = "Seed (default: ${DEFAULT-VALUE}).", defaultValue = "1")
     long seed;
 
+    /**
+     * The default demo directory, created here: {@code PARENT/demo-STAMP}, or {@code demo-STAMP-2}, {@code -3}, ...
+     * when a demo started in the same second already took it (each name is claimed by creating it, so two demos never
+     * share one, and neither is refused for a --dir it was not given).
+     *
+     * @param parent where demo directories go.
+     * @param stamp  the start time.
+     * @return the new, empty directory.
+     * @throws IOException when it cannot be created.
+     */
+    static Path claimDirectory(final Path parent, final String stamp) throws IOException
+    {
+        Flags.writableDirectory("--dir (default)", parent, "the demo's journals, stores and report");
+        Files.createDirectories(parent);
+        for (int n = 1; n <= 1_000; n++)
+        {
+            final Path candidate = parent.resolve("demo-" + stamp + (1 == n ? "" : "-" + n));
+            try
+            {
+                return Files.createDirectory(candidate);
+            }
+            catch (final FileAlreadyExistsException ex)
+            {
+                // Taken by another demo of the same second: try the next name.
+            }
+        }
+        throw new CliException("--dir (default): " + parent.resolve("demo-" + stamp) + " and 999 more names are " +
+            "taken; give --dir");
+    }
+
     @Override
     public Integer call() throws IOException
     {
         final PrintWriter out = spec.commandLine().getOut();
         Flags.range("--requests", requests, 1, MAX_REQUESTS, "prompts", "the demo's engine is sized for " +
             MAX_REQUESTS + " live requests; kvledger run serves larger workloads");
-        final Path base = dir != null ? dir : Path.of("kvledger-out",
-            "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        final Path base = dir != null ? dir : claimDirectory(Path.of("kvledger-out"),
+            LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Flags.writableDirectory("--dir", base, "the demo's journals, stores and report");
-        if (Files.isDirectory(base))
+        if (dir != null && Files.isDirectory(base))
         {
             try (Stream<Path> entries = Files.list(base))
             {

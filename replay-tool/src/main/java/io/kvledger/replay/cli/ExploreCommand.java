@@ -55,11 +55,12 @@ final class ExploreCommand implements Callable<Integer>
     @Option(names = "--seeds", paramLabel = "N", description = "Seeds to run (default 100 unless --minutes).")
     Integer seeds;
 
-    @Option(names = "--minutes", paramLabel = "M", description = "Run seeds for this long instead of a count.")
+    @Option(names = "--minutes", paramLabel = "M",
+        description = "Run seeds for this long instead of a count (at least one seed).")
     Double minutes;
 
     @Option(names = "--first-seed", paramLabel = "S", defaultValue = "1",
-        description = "First seed (default: ${DEFAULT-VALUE}); seeds run S, S+1, ...")
+        description = "First seed, 0 or more (default: ${DEFAULT-VALUE}); seeds run S, S+1, ...")
     long firstSeed;
 
     @Option(names = "--fault", converter = FaultSwitchConverter.class, paramLabel = "NAME",
@@ -108,7 +109,9 @@ final class ExploreCommand implements Callable<Integer>
                 minutes != null ? " on for " + minutes + " min" : "") + ", faults " + FaultSwitch.describeMask(mask));
             out.flush();
         }
-        for (long i = 0; i < count && System.nanoTime() < deadline; i++)
+        // The first seed runs whatever --minutes says: a run that explored nothing must not exit 0 as "every seed
+        // clean".
+        for (long i = 0; i < count && (0 == i || System.nanoTime() < deadline); i++)
         {
             final long seed = firstSeed + i;
             final Explorer.Config config;
@@ -201,6 +204,10 @@ final class ExploreCommand implements Callable<Integer>
             throw new CliException("--record needs --keep-going (without it the first finding is written and " +
                 "exploring stops)");
         }
+        // A seed names a configuration: seeds run S, S+1, ... from the default 1 and stop at the largest long
+        // instead of wrapping into the negatives, so the seed space is 0 to 2^63-1.
+        Flags.atLeast("--first-seed", firstSeed, 0, "", "seeds run S, S+1, ... up to " +
+            Flags.number(Long.MAX_VALUE) + " and never wrap");
         if (null == minutes)
         {
             final long seedCount = null != seeds ? seeds : 100;

@@ -40,10 +40,6 @@ final class RedisStores
             throw new CliException("--store redis needs --redis URI (redis://HOST:PORT; repeat it for the seeds " +
                 "of a Redis Cluster)");
         }
-        if (timeoutMs <= 0)
-        {
-            throw new CliException("--redis-timeout-ms must be positive: " + timeoutMs);
-        }
         Flags.range("--redis-timeout-ms", timeoutMs, 1, MAX_TIMEOUT_MS, "ms", "how long one Redis operation may " +
             "wait for its answers");
         try

@@ -21,6 +21,7 @@ import picocli.CommandLine.TypeConversionException;
 
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -41,6 +42,9 @@ import java.util.concurrent.TimeUnit;
         "(the data went wrong), 2 bad input, usage, or a run the controller stopped."})
 final class RunCommand implements Callable<Integer>
 {
+    /** Chronicle's metadata file, which every journal directory holds. */
+    private static final String CHRONICLE_METADATA = "metadata.cq4t";
+
     @Spec
     private CommandSpec spec;
 
@@ -48,8 +52,9 @@ final class RunCommand implements Callable<Integer>
         description = "Workload shape (default: ${DEFAULT-VALUE}).", defaultValue = "pr-bench")
     WorkloadKind workload;
 
-    @Option(names = "--requests", description = "Prompts (pr-bench), requests (random) or conversation turns in " +
-        "all (multi-turn) (default: ${DEFAULT-VALUE}).", defaultValue = "256")
+    @Option(names = "--requests", description = "Prompts (pr-bench: each served in both rounds), requests after " +
+        "8 warm-ups that write the shared prefixes (random), or conversation turns in all, rounded down to whole " +
+        "conversations of 4 turns, at least one (multi-turn) (default: ${DEFAULT-VALUE}).", defaultValue = "256")
     int requests;
 
     @Option(names = "--prompt-tokens", description = "Tokens per prompt (default: ${DEFAULT-VALUE}).",
@@ -400,7 +405,7 @@ final class RunCommand implements Callable<Integer>
         RunLimits.checkWorkload(workload, requests, promptTokens, extendTokens, pageSize);
         RunLimits.checkPools(kvPages, mambaSlots, kvPageBytes, mambaStateBytes);
         Flags.rate("--retract-rate", retractRate, "the share of admitted staged loads retracted");
-        Flags.rate("--abort-rate", abortRate, "the chance per step that a running request is aborted");
+        Flags.rate("--abort-rate", abortRate, "the share of requests aborted mid-way");
         Flags.range("--copy-delay-us", copyDelayUs, 0, RunLimits.MAX_COPY_DELAY_US, "microseconds",
             "extra time per device copy; a run makes thousands of copies");
         // The configuration only: building the options would connect to Redis (a second connector, never closed).
@@ -420,6 +425,15 @@ final class RunCommand implements Callable<Integer>
                 // check, replay and compare; a persistent L3 store inside it would go wherever the journal goes.
                 throw new CliException("--store-dir " + storeDir + " is inside the journal directory " + journal +
                     ": give the L3 store a directory of its own");
+            }
+            for (Path dir = storeDir.toAbsolutePath().normalize(); null != dir; dir = dir.getParent())
+            {
+                if (Files.isRegularFile(dir.resolve(CHRONICLE_METADATA)))
+                {
+                    // The same for an existing journal: its directory is what check, replay and compare read.
+                    throw new CliException("--store-dir " + storeDir + " is inside the journal directory " +
+                        dir + ": give the L3 store a directory of its own");
+                }
             }
             Flags.writableDirectory("--store-dir", storeDir, "the L3 store");
         }

@@ -352,6 +352,41 @@ class InvariantAuditTest
     }
 
     @Test
+    void i12CursorsObservedOnASlotTheRequestDoesNotOwn()
+    {
+        // request 1 runs on S; its chunk reports cursors on node 1's checkpoint slot N, then on a FREE slot
+        final JournalFixture f = through(InvariantAuditTest::upToAck);
+        final long bad = f.doc(InputType.CHUNK).request(R1).observed(N, 0, 0, 0).sequence();
+        f.doc(InputType.CHUNK).request(R1).observed(4, 3, 0, 0);
+        assertBreaks(f, Invariant.I12, bad, "DEVICE_MAMBA:2");
+        final JournalFixture free = through(InvariantAuditTest::upToAck);
+        final long freeBad = free.doc(InputType.ABORT).request(R1).observed(4, 0, 0, 0).sequence();
+        assertFirst(free.check(), Invariant.I12, freeBad, "DEVICE_MAMBA:4");
+    }
+
+    @Test
+    void i12ASlotHandedToANodeNotInTheTree()
+    {
+        // a finishing request hands its working slot to node -1 instead of freeing it (found by the mutation sweep)
+        final JournalFixture f = through(InvariantAuditTest::upToAck);
+        final long bad = f.doc(InputType.FINISH).request(R1)
+            .observed(S, 0, 0, 0)
+            .inserted(NODE2, NODE1, 1, 3)
+            .transition(KV, 2, REQUEST, R1, NODE, NODE2)
+            .transition(MAMBA, TRACK, REQUEST, R1, NODE, NODE2).reset(TRACK)
+            .transition(MAMBA, S, REQUEST, R1, NODE, -1)
+            .unlocked(NODE1, Component.FULL, REQUEST, R1, 2)
+            .state(R1, RequestState.RUNNING, RequestState.FINISHED).sequence();
+        assertBreaks(f, Invariant.I12, bad, "DEVICE_MAMBA:0");
+        // a page handed to a node before the node's NODE_INSERTED (the two effects swapped)
+        final JournalFixture early = through(InvariantAuditTest::upToAck);
+        final long earlyBad = early.doc(InputType.CHUNK).request(R1)
+            .transition(KV, 2, REQUEST, R1, NODE, NODE2)
+            .inserted(NODE2, NODE1, 1, 3).sequence();
+        assertFirst(early.check(), Invariant.I12, earlyBad, "DEVICE_KV:2");
+    }
+
+    @Test
     void i17ADirtySlotHandedToTheNextRequestWithoutAReset()
     {
         final JournalFixture f = through(InvariantAuditTest::upToFinish);
@@ -385,6 +420,36 @@ class InvariantAuditTest
             .alloc(MAMBA, 4, REQUEST, R2).alloc(MAMBA, 5, REQUEST, R2).reset(4).reset(5)
             .admitted(R2, -1, 0, 0, -1).state(R2, RequestState.WAITING, RequestState.ADMITTED).sequence();
         assertBreaks(f, Invariant.I18, bad, "request:2");
+    }
+
+    @Test
+    void i19AnAcceptedFinishThatDoesNotEndItsRequest()
+    {
+        // the finish frees and donates the request's slots and drops its lock, but the request stays RUNNING
+        final JournalFixture f = through(InvariantAuditTest::upToAck);
+        final long bad = f.doc(InputType.FINISH).request(R1)
+            .observed(S, 5, 7, 1)
+            .inserted(NODE2, NODE1, 1, 3)
+            .transition(KV, 2, REQUEST, R1, NODE, NODE2)
+            .transition(MAMBA, TRACK, REQUEST, R1, NODE, NODE2).reset(TRACK)
+            .free(MAMBA, S, REQUEST, R1)
+            .unlocked(NODE1, Component.FULL, REQUEST, R1, 2).sequence();
+        assertBreaks(f, Invariant.I19, bad, "request:1");
+        final JournalFixture abort = through(InvariantAuditTest::upToAck);
+        final long abortBad = abort.doc(InputType.ABORT).request(R1)
+            .observed(S, 0, 0, 0)
+            .unlocked(NODE1, Component.FULL, REQUEST, R1, 2)
+            .free(MAMBA, S, REQUEST, R1).free(MAMBA, TRACK, REQUEST, R1).free(KV, 2, REQUEST, R1).sequence();
+        assertFirst(abort.check(), Invariant.I19, abortBad, "request:1");
+    }
+
+    @Test
+    void i19AnArriveThatCreatesItsRequestTwice()
+    {
+        final JournalFixture f = through(InvariantAuditTest::upToFinish);
+        final long bad = f.doc(InputType.ARRIVE).request(R2)
+            .state(R2, RequestState.NULL_VAL, RequestState.WAITING).sequence();
+        assertBreaks(f, Invariant.I19, bad, "request:2");
     }
 
     @Test

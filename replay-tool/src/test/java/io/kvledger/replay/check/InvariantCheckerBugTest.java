@@ -436,7 +436,8 @@ class InvariantCheckerBugTest
         final JournalFixture f = new JournalFixture();
         f.doc(InputType.ARRIVE).request(R2);
         f.doc(InputType.ADMIT).request(R2).alloc(MAMBA, 3, REQUEST, R2).reset(3);
-        f.doc(InputType.ABORT).request(R2).free(MAMBA, 3, REQUEST, R2).free(MAMBA, 3, REQUEST, R2);
+        f.doc(InputType.ABORT).request(R2).free(MAMBA, 3, REQUEST, R2).free(MAMBA, 3, REQUEST, R2)
+            .state(R2, RequestState.WAITING, RequestState.ABORTED);
         f.doc(InputType.TICK).free(MAMBA, 4, REQUEST, R2);
 
         final InvariantChecker checker = new InvariantChecker(true, InvariantChecker.UNLIMITED, 8);

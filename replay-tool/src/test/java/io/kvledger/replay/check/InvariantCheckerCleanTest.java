@@ -157,7 +157,7 @@ class InvariantCheckerCleanTest
     {
         final JournalFixture f = new JournalFixture();
         f.doc(InputType.ARRIVE).request(R2);
-        f.doc(InputType.FINISH).request(R2)
+        f.doc(InputType.CHUNK).request(R2)
             .alloc(KV, 3, REQUEST, R2).alloc(KV, 4, REQUEST, R2).alloc(MAMBA, 4, REQUEST, R2).reset(4)
             .inserted(5, 0, 2, 2)
             .transition(KV, 3, REQUEST, R2, NODE, 5).transition(KV, 4, REQUEST, R2, NODE, 5)
@@ -168,8 +168,8 @@ class InvariantCheckerCleanTest
         f.doc(InputType.CHUNK).request(R2)
             .split(5, 6, 1)
             .transition(KV, 3, NODE, 5, NODE, 6)
-            .alloc(KV, 6, NODE, 7)
-            .inserted(7, 6, 1, 2);
+            .inserted(7, 6, 1, 2)
+            .alloc(KV, 6, NODE, 7);
         f.doc(InputType.FINISH).request(R2)
             .unlocked(5, Component.FULL, REQUEST, R2, 10)
             .state(R2, RequestState.RUNNING, RequestState.FINISHED);
@@ -246,7 +246,7 @@ class InvariantCheckerCleanTest
     void shouldAcceptARequestCreatedByAStateFromNone()
     {
         final JournalFixture f = new JournalFixture();
-        final JournalFixture.Doc arrive = f.doc(InputType.ARRIVE).request(R1);
+        final JournalFixture.Doc arrive = f.doc(InputType.ARRIVE).arrivedWithoutState(R1);
         final int i = arrive.effects.add(io.kvledger.journal.codec.EffectType.REQUEST_STATE);
         arrive.effects.owner(i, R1).requestTo(i, RequestState.WAITING);
         f.doc(InputType.ABORT).request(R1).state(R1, RequestState.WAITING, RequestState.ABORTED);
