@@ -147,24 +147,11 @@ final class Admission extends Flow
         }
         final long requestId = requests.id[r];
 
-        if (current == RequestState.WAITING && requests.fetchOp[r] != NONE)
+        if (current == RequestState.WAITING && (requests.fetchOp[r] != NONE || requests.queryOp[r] != NONE ||
+            requests.parkPages[r] > 0) && !fetchMayBeAbandoned(r))
         {
-            if (!fetchMayBeAbandoned(r))
-            {
-                waited(requestId, Reason.PREFETCH_PENDING);
-                return ResultCode.NOT_ADMITTED;
-            }
-            // Rules 2 say how many pages the abandoned fetch was bringing; rules 1 wrote 0.
-            effects.holdDropped(requestId, Reason.FETCH_ABANDONED, config.rules().abandonedFetchCountsPages() ?
-                ops.pagesMoved[ops.slotOf(requests.fetchOp[r])] : 0);
-            counters.drops++;
-            requests.fetchOp[r] = NONE;
-        }
-        if (current == RequestState.WAITING && (requests.queryOp[r] != NONE || requests.parkPages[r] > 0) &&
-            !fetchMayBeAbandoned(r))
-        {
-            // Without the L3 answer (or with a hit parked for staging) the controller cannot know what it would
-            // give up; the prefetch policy decides whether to wait for it.
+            // Without the L3 answer (or with a hit parked for staging, or its fetch unfinished) the controller cannot
+            // know what it would give up; the prefetch policy decides whether to wait for it.
             waited(requestId, Reason.PREFETCH_PENDING);
             return ResultCode.NOT_ADMITTED;
         }
@@ -173,6 +160,23 @@ final class Admission extends Flow
         {
             waited(requestId, Reason.PREFETCH_PENDING);
             return ResultCode.NOT_ADMITTED;
+        }
+        final boolean keepsHitAtRunningLimit = config.rules().keepsHitAtRunningLimit();
+        if (keepsHitAtRunningLimit && state.running >= state.passMaxRunning)
+        {
+            // The first gate, and before the request gives anything up: an Admit refused here does not go ahead, so
+            // its unfinished fetch, parked hit or unanswered query stays (DESIGN read path 2-3; SGLang's batch-full
+            // check comes before it looks at a request's prefetch).
+            waited(requestId, Reason.RUNNING_LIMIT);
+            return ResultCode.NOT_ADMITTED;
+        }
+        if (current == RequestState.WAITING && requests.fetchOp[r] != NONE)
+        {
+            // Rules 2 say how many pages the abandoned fetch was bringing; rules 1 wrote 0.
+            effects.holdDropped(requestId, Reason.FETCH_ABANDONED, config.rules().abandonedFetchCountsPages() ?
+                ops.pagesMoved[ops.slotOf(requests.fetchOp[r])] : 0);
+            counters.drops++;
+            requests.fetchOp[r] = NONE;
         }
         if (requests.parkPages[r] > 0)
         {
@@ -189,9 +193,9 @@ final class Admission extends Flow
             // its prefix pin goes too, or waiting requests that cannot be admitted would pin the pages they wait for.
             state.unpinPrefix(r);
         }
-
-        if (state.running >= state.passMaxRunning)
+        if (!keepsHitAtRunningLimit && state.running >= state.passMaxRunning)
         {
+            // rules 1 to 3: the request gave its hit up above although it does not go ahead
             waited(requestId, Reason.RUNNING_LIMIT);
             return ResultCode.NOT_ADMITTED;
         }

@@ -125,6 +125,39 @@ public final class AdmissionRules
         return version >= 3;
     }
 
+    /**
+     * Rules 5 (not the default; chosen with {@link io.kvledger.engine.EngineConfig.Builder#admissionRules}): a
+     * prompt that ends on a page boundary (no tail tokens) never reuses its last page: the device match,
+     * the L3 query and the hit it answers stop one page short, so the request computes at least its last token,
+     * whose logits give the first output token (SGLang matches at most {@code input_len - 1} tokens, cut to whole
+     * pages: {@code Req.adjust_max_prefix_ids}, {@code _compute_max_prefix_len}). The last page is computed again
+     * and deduplicated into the tree's copy at the finish. Under 1 to 4 such a prompt may be reused whole, leaving
+     * nothing to compute (and, for a Mamba model, a state after the last token whose logits are not kept): the cache
+     * then behaves as SGLang's {@code RadixCache.match_prefix} on the whole key, which the domain reference and the
+     * peer traces describe, and a caller that needs the last token computed runs rules 5. Not the default because
+     * it also stops a whole-prompt hit of a Mamba model short of the only state L3 holds for it (the state at the
+     * prompt's end), so such a hit is not used at all unless a checkpoint lies a page earlier.
+     *
+     * @return whether the last page of a prompt without a tail is always computed.
+     */
+    public boolean computesLastPage()
+    {
+        return version >= 5;
+    }
+
+    /**
+     * Rules 4: an {@code ADMIT} refused at the running limit (DESIGN's first gate) keeps the request's unfinished
+     * fetch, parked hit and unanswered L3 query; under 1 to 3 the request had already given them up (best_effort, or
+     * timeout past its deadline) before the gate refused it, losing a valid hit for an admission that did not
+     * happen. SGLang's batch-full check comes before it looks at a request's prefetch.
+     *
+     * @return whether the running limit is checked before the request gives its L3 hit up.
+     */
+    public boolean keepsHitAtRunningLimit()
+    {
+        return version >= 4;
+    }
+
     @Override
     public String toString()
     {

@@ -210,7 +210,7 @@ final class ApplyState
     int usableDevicePrefix(final int r)
     {
         final long version = tree.matchVersion();
-        final int count = requests.pages[r];
+        final int count = reusablePages(r);
         if (requests.memoValid(r, version, count))
         {
             final int usable = requests.loadMemo(r, match);
@@ -231,10 +231,21 @@ final class ApplyState
         return usable;
     }
 
+    /**
+     * Pages of a request's prompt that may come from a cache (the device or L3): all of them, but the last when the
+     * prompt ends on a page boundary under {@link AdmissionRules#computesLastPage()}, so that at least the last
+     * token is computed.
+     */
+    int reusablePages(final int r)
+    {
+        final int pages = requests.pages[r];
+        return pages > 0 && 0 == requests.tailTokens[r] && config.rules().computesLastPage() ? pages - 1 : pages;
+    }
+
     /** Tests only: a memo hit must equal a new match. */
     private void checkMemo(final int r, final int usable)
     {
-        tree.match(requests.fpHi, requests.fpLo, requests.offset(r), requests.pages[r],
+        tree.match(requests.fpHi, requests.fpLo, requests.offset(r), reusablePages(r),
             config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), checkMatch);
         int fresh = checkMatch.pages;
         for (final TreeComponent c : components)

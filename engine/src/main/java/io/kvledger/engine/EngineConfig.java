@@ -12,6 +12,12 @@ import io.kvledger.journal.codec.PrefetchPolicy;
  */
 public final class EngineConfig
 {
+    /**
+     * The admission rules of a configuration that names none: 4. Rules 5 ({@link JournalHeader#LATEST_ADMISSION_RULES})
+     * is chosen explicitly; see {@link #admissionRules()}.
+     */
+    public static final int DEFAULT_ADMISSION_RULES = 4;
+
     /** Version string written into journal headers. */
     public static final String KVLEDGER_VERSION = "0.1.0";
 
@@ -263,16 +269,23 @@ public final class EngineConfig
      * one can be had, so a request never loses its tracking slot; a prompt ending in a partial page gets a device
      * KV page for its tail while it runs. The Mamba gap reserve of the total is 0: the
      * Mamba pool is its own pool here, not carved out of the KV pool (the domain's unified-pool case).</li>
-     * <li>3 (default): rules 2, and (a) the state such a chunk kept back in its tracking slot is placed as the
+     * <li>3: rules 2, and (a) the state such a chunk kept back in its tracking slot is placed as the
      * checkpoint by the request's next chunk or its finish at the same tracked depth when the node there still has
      * none (the finish donates the tracking slot, as DESIGN's FINISH and SGLang's insert into an existing node
      * without a state); under 2 it was lost; (b) the Mamba gate's evictable count and the Mamba eviction take every
      * state the domain calls evictable: only an operation's lock on the node itself protects its state (not one on
      * a descendant), and a locked node whose children the same eviction pass deleted loses its state; (c) a staged
      * hold dropped for any reason takes its defer count with it.</li>
+     * <li>4 (default): rules 3, and an {@code ADMIT} refused at the running limit keeps the request's unfinished
+     * fetch, parked hit and unanswered L3 query (under 1 to 3 it gave them up first;
+     * {@link AdmissionRules#keepsHitAtRunningLimit()}).</li>
+     * <li>5 (chosen, not the default): rules 4, and a prompt that ends on a page boundary (no tail) reuses at most
+     * all its pages but the last, from the device or from L3, so at least its last token is computed for its logits,
+     * as SGLang's scheduler matches at most {@code input_len - 1} tokens ({@link AdmissionRules#computesLastPage()},
+     * which says why it is not the default).</li>
      * </ul>
      *
-     * @return 1, 2 or 3.
+     * @return 1 to 5.
      */
     public int admissionRules()
     {
@@ -354,7 +367,7 @@ public final class EngineConfig
         private PrefetchPolicy prefetchPolicy = PrefetchPolicy.BEST_EFFORT;
         private long prefetchTimeoutNs = 1_000_000_000L;
         private long prefetchTimeoutPerKiNs = 250_000_000L;
-        private int admissionRules = JournalHeader.LATEST_ADMISSION_RULES;
+        private int admissionRules = DEFAULT_ADMISSION_RULES;
         private boolean hybrid = true;
         private DeviceKind deviceKind = DeviceKind.HOST;
         private int kvPageBytes = 4096;

@@ -111,8 +111,9 @@ final class ReadPath extends Flow
         effects.requestState(requestId, RequestState.NULL_VAL, RequestState.WAITING);
 
         final int usable = state.usableDevicePrefix(r);
+        final int reusable = state.reusablePages(r);
         requests.queryStart[r] = usable;
-        final boolean wantsQuery = pages - usable >= Math.max(1, config.prefetchThresholdPages());
+        final boolean wantsQuery = reusable - usable >= Math.max(1, config.prefetchThresholdPages());
         if (wantsQuery && ops.full())
         {
             // the decision follows from the journaled state (replay skips it too); the counter makes it visible
@@ -121,12 +122,12 @@ final class ReadPath extends Flow
         else if (wantsQuery)
         {
             final int o = ops.add(OpKind.QUERY, requestId);
-            for (int i = usable; i < pages; i++)
+            for (int i = usable; i < reusable; i++)
             {
                 ops.addMove(o, OpTable.L3, NONE, (byte)NONE, NONE, requests.fpHi[off + i], requests.fpLo[off + i]);
             }
             requests.queryOp[r] = ops.id[o];
-            effects.opQueued(ops.id[o], OpKind.QUERY, requestId, 0, pages - usable);
+            effects.opQueued(ops.id[o], OpKind.QUERY, requestId, 0, reusable - usable);
             ops.advance(o, OpTable.LAUNCHED);
             counters.queries++;
             pinPrefix(r, usable);
@@ -200,7 +201,7 @@ final class ReadPath extends Flow
             return ResultCode.OK;
         }
         final int present =
-            (int)Math.min(Math.max(0, Inputs.presentPages(in)), requests.pages[r] - requests.queryStart[r]);
+            (int)Math.min(Math.max(0, Inputs.presentPages(in)), state.reusablePages(r) - requests.queryStart[r]);
         final int mambaPresent = (int)Math.min(Math.max(0, Inputs.mambaPages(in)), present);
         int usable = present;
         for (final TreeComponent c : components)

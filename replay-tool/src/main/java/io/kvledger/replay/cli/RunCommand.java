@@ -130,6 +130,12 @@ final class RunCommand implements Callable<Integer>
         defaultValue = "wait-complete")
     PrefetchPolicy prefetch;
 
+    @Option(names = "--admission-rules", paramLabel = "N", description = "Admission rules version, 1 to 5 (default: " +
+        "${DEFAULT-VALUE}); 5 computes the last page of a prompt that ends on a page boundary, as SGLang's " +
+        "scheduler does for the last token's logits. The journal records it; replay applies it.",
+        defaultValue = "" + EngineConfig.DEFAULT_ADMISSION_RULES)
+    int admissionRules;
+
     @Option(names = "--copy-delay-us", description = "Extra delay per device copy, microseconds (default: " +
         "${DEFAULT-VALUE}).", defaultValue = "0")
     long copyDelayUs;
@@ -255,7 +261,8 @@ final class RunCommand implements Callable<Integer>
             .hybrid(mambaSlots > 0).deviceMambaSlots(mambaSlots).seed(seed).prefetchPolicy(prefetch)
             .kvPageBytes(kvPageBytes)
             .mambaStateBytes(mambaStateBytes)
-            .maxRequestPages(Math.max(64, (promptTokens + extendTokens) / Math.max(1, pageSize) + 2));
+            .maxRequestPages(Math.max(64, (promptTokens + extendTokens) / Math.max(1, pageSize) + 2))
+            .admissionRules(admissionRules);
         for (final FaultSwitch f : faults)
         {
             b.fault(f);
