@@ -128,17 +128,15 @@ final class PeerBench
         }
         if (leafCount < phaseCount)
         {
-            addLeavesToWholeTrace(fingerprintNs, leafCount);
-            addLeavesToWholeTrace(offNs, leafCount);
-            addLeavesToWholeTrace(onNs, leafCount);
-            addLeavesToWholeTrace(offWallNs, leafCount);
-            addLeavesToWholeTrace(onWallNs, leafCount);
-            addLeavesToWholeTrace(inlineNs, leafCount);
-            addLeavesToWholeTrace(journallerNs, leafCount);
-            addLeavesToWholeTrace(allocOn, leafCount);
+            for (final long[][] perRun : List.of(fingerprintNs, offNs, onNs, offWallNs, onWallNs, inlineNs,
+                journallerNs, allocOn))
+            {
+                addLeavesToWholeTrace(perRun, leafCount);
+            }
             addLeavesToWholeTrace(bytes, leafCount);
         }
 
+        final Sustained sustained = sustained(warmups + runs, leafCount);
         final Breakdown off = Breakdown.median(offSteps);
         final Breakdown on = Breakdown.median(onSteps);
 
@@ -177,6 +175,7 @@ final class PeerBench
                     line.append(String.format(Locale.ROOT, ",\"expectedHitTokens\":%d,\"expectedEvictedTokens\":%d," +
                         "\"expectedTokensInTree\":%d", kind.expectedHitTokens, kind.expectedEvictedTokens,
                         kind.expectedTokensInTree));
+                    line.append(sustained.json());
                 }
                 line.append(",\"usPerInputJournalOff\":").append(off.json(p, requests));
                 line.append(",\"usPerInputJournalOn\":").append(on.json(p, requests));
@@ -195,8 +194,99 @@ final class PeerBench
         if (!json)
         {
             printWholeTraceCheck(kind, n, off, on);
+            out.println(sustained.text());
         }
         out.flush();
+    }
+
+    /**
+     * Requests per second with the journal on against off, sustained: the whole trace served by a fresh engine each
+     * run, all runs appending to one journal that stays open (warm: its file grown and mapped, the journaller thread
+     * running), timed from the first input to the last document appended. Each run's sequences continue the journal's.
+     * The per-phase ratio of the table instead starts a new journal per run and drains it at every phase's end.
+     */
+    private Sustained sustained(final int iterations, final int leafCount) throws IOException
+    {
+        final long[] offWall = new long[iterations];
+        final long[] onWall = new long[iterations];
+        final long[] journallerCpu = new long[iterations];
+        for (int it = 0; it < iterations; it++)
+        {
+            final PeerLifecycle off = new PeerLifecycle(config, DocumentSink.NONE);
+            final long start = System.nanoTime();
+            serveAll(off, leafCount);
+            offWall[it] = System.nanoTime() - start;
+        }
+        withJournaller(journaller ->
+        {
+            final long[] base = new long[1];
+            final DocumentSink continued = (input, code, effects) ->
+            {
+                final long own = input.sequence();
+                input.sequence(own + base[0]);
+                journaller.append(input, code, effects);
+                input.sequence(own);
+            };
+            final long thread = journaller.thread().getId();
+            for (int it = 0; it < iterations; it++)
+            {
+                final PeerLifecycle on = new PeerLifecycle(config, continued);
+                final long cpuStart = threads.getThreadCpuTime(thread);
+                final long start = System.nanoTime();
+                serveAll(on, leafCount);
+                journaller.awaitAppended(journaller.offeredSequence());
+                onWall[it] = System.nanoTime() - start;
+                journallerCpu[it] = threads.getThreadCpuTime(thread) - cpuStart;
+                base[0] = journaller.offeredSequence();
+            }
+        });
+        final int measured = Math.max(1, iterations - warmups);
+        final double n = trace.requestCount();
+        return new Sustained(iterations, measured, medianOfLast(offWall, measured) / 1e3 / n,
+            medianOfLast(onWall, measured) / 1e3 / n, medianOfLast(journallerCpu, measured) / 1e3 / n);
+    }
+
+    private void serveAll(final PeerLifecycle lifecycle, final int leafCount)
+    {
+        for (int p = 0; p < leafCount; p++)
+        {
+            final PeerTrace.Phase phase = phases.get(p);
+            for (int r = phase.from; r < phase.to; r++)
+            {
+                lifecycle.serve(r + 1, hi[r], lo[r], pages[r], tails[r]);
+            }
+        }
+    }
+
+    private static long medianOfLast(final long[] values, final int count)
+    {
+        final long[] last = Arrays.copyOfRange(values, values.length - count, values.length);
+        Arrays.sort(last);
+        return count % 2 == 1 ? last[count / 2] : (last[count / 2 - 1] + last[count / 2]) / 2;
+    }
+
+    /** The sustained measurement: runs, runs measured, microseconds a request. */
+    private record Sustained(int runs, int measured, double offWallUs, double onWallUs, double journallerUs)
+    {
+        double ratio()
+        {
+            return offWallUs / onWallUs;
+        }
+
+        String json()
+        {
+            return String.format(Locale.ROOT, ",\"throughputRatioOnOffSustained\":%.3f," +
+                "\"usPerRequestSustainedOffWall\":%.3f,\"usPerRequestSustainedOnWall\":%.3f," +
+                "\"usPerRequestSustainedJournallerThread\":%.3f", ratio(), offWallUs, onWallUs, journallerUs);
+        }
+
+        String text()
+        {
+            return String.format(Locale.ROOT, "  sustained, the whole trace served again and again into one warm " +
+                "journal (%d runs, medians of the last %d): off %.2f us, on %.2f us a request (wall, drained), the " +
+                "journaller thread %.2f us a request of CPU; on/off %.2f", runs, measured, offWallUs, onWallUs,
+                journallerUs, ratio());
+        }
     }
 
     private String verifiedDigest(final PeerTrace.Kind kind)

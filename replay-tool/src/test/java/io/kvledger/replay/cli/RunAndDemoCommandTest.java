@@ -222,6 +222,11 @@ class RunAndDemoCommandTest
         assertEquals(all.get("expectedHitTokens").asLong(), all.get("hitTokens").asLong());
         assertEquals(all.get("expectedTokensInTree").asLong(), all.get("tokensInTree").asLong());
         assertTrue(all.get("bytesPerDocument").asDouble() < 400, "compact documents: " + lines.get(2));
+        for (final String field : new String[]{"throughputRatioOnOffSustained", "usPerRequestSustainedOffWall",
+            "usPerRequestSustainedOnWall", "usPerRequestSustainedJournallerThread"})
+        {
+            assertTrue(all.get(field).asDouble() > 0, field + " in " + lines.get(2));
+        }
 
         assertTrue(kvledger("bench", "--trace", "chat").failsWithOneLine().contains("unknown trace 'chat'"));
         assertTrue(kvledger("bench", "--json").failsWithOneLine().contains("--json needs --trace"));
