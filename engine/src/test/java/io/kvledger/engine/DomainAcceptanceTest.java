@@ -64,33 +64,6 @@ class DomainAcceptanceTest
         d.passEnd();
     }
 
-    /** Ack every backup and store the last input queued, repeatedly, until none is in flight. */
-    private static void drainWrites(final Driver d)
-    {
-        for (int guard = 0; guard < 32; guard++)
-        {
-            final long op = firstInFlight(d, OpKind.BACKUP, OpKind.STORE);
-            if (op < 0)
-            {
-                return;
-            }
-            assertEquals(ResultCode.OK, d.ack(op, true));
-        }
-    }
-
-    private static long firstInFlight(final Driver d, final OpKind a, final OpKind b)
-    {
-        final OpTable ops = d.engine.ops();
-        for (int o = 0; o < d.engine.config().maxOps(); o++)
-        {
-            if (ops.kind[o] != null && (ops.kind[o] == a || ops.kind[o] == b) && ops.state[o] == OpTable.LAUNCHED)
-            {
-                return ops.id[o];
-            }
-        }
-        return -1;
-    }
-
     // ------------------------------------------------------------------------------------------------ bad inputs
 
     @Test
@@ -232,7 +205,7 @@ class DomainAcceptanceTest
         assertEquals(63, d.engine.pool(Pool.DEVICE_KV).freeCount());
         assertEquals(11, d.engine.pool(Pool.DEVICE_MAMBA).freeCount(), "the tracking slot is the checkpoint");
         assertEquals(OpKind.BACKUP, d.last.opKind(indexOf(d, EffectType.OP_QUEUED)));
-        drainWrites(d);
+        d.drainWrites();
         assertAllFree(d);
 
         // The same one-page prompt matches it: a copy-on-write from the checkpoint, nothing to compute but the tail.
@@ -357,7 +330,7 @@ class DomainAcceptanceTest
             admitCold(d, r);
             assertEquals(ResultCode.OK, d.finish(r, 2, 0, 0, 0));
             node[r] = d.opId(EffectType.NODE_INSERTED, null);
-            drainWrites(d);
+            d.drainWrites();
         }
         assertEquals(6, d.engine.tree().evictablePages());
         // Request 4 reuses request 1's prompt: request 1's node becomes the most recently used.
@@ -400,11 +373,11 @@ class DomainAcceptanceTest
         // Request 1 runs on its cached 3 pages, and the chunk's backup holds them too.
         d.tick(Long.MAX_VALUE);
         assertFalse(d.has(EffectType.EVICTED));
-        drainWrites(d);
+        d.drainWrites();
         d.tick(Long.MAX_VALUE);
         assertFalse(d.has(EffectType.EVICTED), "the running request's lock protects its prefix");
         assertEquals(ResultCode.OK, d.finish(1, 3, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         d.tick(Long.MAX_VALUE);
         assertTrue(d.has(EffectType.EVICTED));
         assertEquals(64, d.engine.pool(Pool.DEVICE_KV).freeCount());
@@ -491,7 +464,7 @@ class DomainAcceptanceTest
         assertEquals(ResultCode.OK, d.chunk(1, 2));
         assertEquals(ResultCode.OK, d.apply(Inputs.chunk(d.in.reset(), 1, 5, 2, 0, 0, 0)));
         assertEquals(ResultCode.OK, d.apply(Inputs.finish(d.in.reset(), 1, 6, 4, 0, 0, 0)));
-        drainWrites(d);
+        d.drainWrites();
         // Request 2 shares all six pages: the device holds four, with checkpoints at 2 and 4.
         final long query = d.arrive(2, 11, 6);
         assertTrue(query >= 0, "two pages past the deepest checkpoint are looked up");
@@ -774,7 +747,7 @@ class DomainAcceptanceTest
         d.cold(1, 11, 4);
         admitCold(d, 1);
         assertEquals(ResultCode.OK, d.finish(1, 4, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         d.passBegin();
         assertEquals(ResultCode.OK, d.admit(2));
         assertEquals(Reason.DEVICE_COVERED, d.reasonOf(EffectType.HOLD_DROPPED));
@@ -791,7 +764,7 @@ class DomainAcceptanceTest
         d.cold(1, 11, 2);
         admitCold(d, 1);
         assertEquals(ResultCode.OK, d.finish(1, 2, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         d.passBegin();
         assertEquals(ResultCode.OK, d.admit(2));
         assertEquals(4, d.admittedPrefix());
@@ -838,7 +811,7 @@ class DomainAcceptanceTest
         d.storageHit(d.arrive(2, 11, 6), 0, 0);
         admitCold(d, 2);
         assertEquals(ResultCode.OK, d.finish(2, 6, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         assertEquals(ResultCode.OK, d.ack(load, false));
         assertEquals(RequestState.WAITING, d.engine.requestState(1));
         d.tick(Long.MAX_VALUE);
@@ -852,7 +825,7 @@ class DomainAcceptanceTest
         d.cold(1, 11, 2);
         admitCold(d, 1);
         assertEquals(ResultCode.OK, d.finish(1, 2, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         d.storageHit(d.arrive(2, 11, 4), 0, 0);
         d.passBegin();
         assertEquals(ResultCode.OK, d.admit(2));
@@ -903,7 +876,7 @@ class DomainAcceptanceTest
         d.storageHit(d.opId(EffectType.OP_QUEUED, OpKind.QUERY), 0, 0);
         admitCold(d, 1);
         assertEquals(ResultCode.OK, d.chunk(1, 3));
-        drainWrites(d);
+        d.drainWrites();
         assertEquals(ResultCode.OK, d.apply(Inputs.abort(d.in.reset(), 1, 4, 0, 1)));
         assertEquals(64 - 3, d.engine.pool(Pool.DEVICE_KV).freeCount(), "the three cached pages stay, the rest go");
         assertEquals(12 - 1, d.engine.pool(Pool.DEVICE_MAMBA).freeCount(), "the chunk's checkpoint stays");
@@ -1012,7 +985,7 @@ class DomainAcceptanceTest
         out[n++] = digest(d);
         d.abort(2);
         out[n++] = digest(d);
-        drainWrites(d);
+        d.drainWrites();
         d.tick(Long.MAX_VALUE);
         out[n++] = digest(d);
         return java.util.Arrays.copyOf(out, n);

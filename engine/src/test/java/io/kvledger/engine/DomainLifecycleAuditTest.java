@@ -121,28 +121,6 @@ class DomainLifecycleAuditTest
         return false;
     }
 
-    /** Ack every launched backup and store, repeatedly, until none is in flight: the cached nodes unlock. */
-    private static void drainWrites(final Driver d)
-    {
-        final OpTable ops = d.engine.ops();
-        for (int guard = 0; guard < 32; guard++)
-        {
-            long op = -1;
-            for (int o = 0; o < d.engine.config().maxOps() && op < 0; o++)
-            {
-                if ((ops.kind(o) == OpKind.BACKUP || ops.kind(o) == OpKind.STORE) && ops.state(o) == OpTable.LAUNCHED)
-                {
-                    op = ops.id(o);
-                }
-            }
-            if (op < 0)
-            {
-                return;
-            }
-            assertEquals(ResultCode.OK, d.ack(op, true));
-        }
-    }
-
     /** The state the last input's last REQUEST_STATE effect of the request moved it to, or null. */
     private static RequestState endedAs(final Driver d, final long request)
     {
@@ -349,7 +327,7 @@ class DomainLifecycleAuditTest
         assertEquals(ResultCode.OK, d.admit(10));
         d.passEnd();
         assertEquals(ResultCode.OK, d.finish(10, 4, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         d.cold(11, 101, 4);
         d.passBegin();
         assertEquals(ResultCode.OK, d.admit(11));

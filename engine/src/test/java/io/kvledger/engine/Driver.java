@@ -191,6 +191,31 @@ final class Driver
         return apply(Inputs.finish(in.reset(), request, pages, pages, writePos, cacheBase, isFlush));
     }
 
+    /**
+     * Ack every launched backup and store, again and again, until none is in flight (at most 64 rounds): the nodes
+     * they locked unlock and their staging is freed.
+     */
+    void drainWrites()
+    {
+        final OpTable ops = engine.ops();
+        for (int round = 0; round < 64; round++)
+        {
+            long op = -1;
+            for (int o = 0; o < engine.config().maxOps() && op < 0; o++)
+            {
+                if ((ops.kind(o) == OpKind.BACKUP || ops.kind(o) == OpKind.STORE) && ops.state(o) == OpTable.LAUNCHED)
+                {
+                    op = ops.id(o);
+                }
+            }
+            if (op < 0)
+            {
+                return;
+            }
+            check(ack(op, true), ResultCode.OK);
+        }
+    }
+
     /** Id of the first effect of a type (and op kind) in the last input, or -1. */
     long opId(final EffectType type, final OpKind kind)
     {

@@ -59,27 +59,6 @@ class EngineDecisionAuditTest
         return -1;
     }
 
-    private static void drainWrites(final Driver d)
-    {
-        final OpTable ops = d.engine.ops();
-        for (int guard = 0; guard < 64; guard++)
-        {
-            long op = -1;
-            for (int o = 0; o < d.engine.config().maxOps() && op < 0; o++)
-            {
-                if ((ops.kind(o) == OpKind.BACKUP || ops.kind(o) == OpKind.STORE) && ops.state(o) == OpTable.LAUNCHED)
-                {
-                    op = ops.id(o);
-                }
-            }
-            if (op < 0)
-            {
-                return;
-            }
-            assertEquals(ResultCode.OK, d.ack(op, true));
-        }
-    }
-
     // ------------------------------------------------------------------------------ L3 answers and fetch results
 
     @Test
@@ -374,7 +353,7 @@ class EngineDecisionAuditTest
                 assertEquals(ResultCode.OK, d.admit(5));
                 d.passEnd();
                 assertEquals(ResultCode.OK, d.finish(5, 8, 0, 0, 0));
-                drainWrites(d);
+                d.drainWrites();
                 final long query = d.arriveSharing(1, 11, 8, 12, 12);
                 if (query >= 0)
                 {
@@ -507,7 +486,7 @@ class EngineDecisionAuditTest
         assertEquals(ResultCode.OK, d.admit(10));
         d.passEnd();
         assertEquals(ResultCode.OK, d.finish(10, 4, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         return d;
     }
 
@@ -620,7 +599,7 @@ class EngineDecisionAuditTest
         assertEquals(3, d.engine.pool(Pool.DEVICE_MAMBA).freeCount(), "nothing taken");
         d.passEnd();
         assertEquals(ResultCode.OK, d.finish(10, 1, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         pass(d, 64);
         assertEquals(ResultCode.OK, d.admit(1));
         assertTrue(d.admittedLoad() >= 0);
@@ -658,7 +637,7 @@ class EngineDecisionAuditTest
         assertFalse(d.has(EffectType.DEFERRED));
         d.passEnd();
         assertEquals(ResultCode.OK, d.finish(10, 8, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         pass(d, 64);
         assertEquals(ResultCode.OK, d.admit(1));
         assertEquals(-1, d.admittedLoad(), "recomputes");
@@ -724,13 +703,13 @@ class EngineDecisionAuditTest
         assertEquals(ResultCode.OK, d.admit(10));
         d.passEnd();
         assertEquals(ResultCode.OK, d.finish(10, 4, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         d.cold(11, 101, 4);
         pass(d, 64);
         assertEquals(ResultCode.OK, d.admit(11));
         d.passEnd();
         assertEquals(ResultCode.OK, d.finish(11, 4, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
         assertEquals(2, d.engine.pool(Pool.DEVICE_MAMBA).freeCount());
         final int usedKv = d.engine.pool(Pool.DEVICE_KV).capacity() - d.engine.pool(Pool.DEVICE_KV).freeCount();
         assertEquals(8, usedKv);

@@ -3,7 +3,6 @@ package io.kvledger.engine;
 import io.kvledger.engine.effect.ResultCode;
 import io.kvledger.engine.tree.RadixTree;
 
-import io.kvledger.journal.codec.OpKind;
 import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.SlotState;
 import org.junit.jupiter.api.Test;
@@ -36,28 +35,6 @@ class MambaCheckpointScenarioTest
             assertEquals(ResultCode.OK, result, "admit " + r);
         }
         d.passEnd();
-    }
-
-    /** Ack every launched backup and storage write until none is in flight (a backup locks its node). */
-    private static void drainWrites(final Driver d)
-    {
-        final OpTable ops = d.engine.ops();
-        for (int guard = 0; guard < 64; guard++)
-        {
-            long op = -1;
-            for (int o = 0; o < d.engine.config().maxOps() && op < 0; o++)
-            {
-                if ((ops.kind[o] == OpKind.BACKUP || ops.kind[o] == OpKind.STORE) && ops.state[o] == OpTable.LAUNCHED)
-                {
-                    op = ops.id[o];
-                }
-            }
-            if (op < 0)
-            {
-                return;
-            }
-            assertEquals(ResultCode.OK, d.ack(op, true));
-        }
     }
 
     /** Arrive with the same prompt as request 1 (seed 11) and admit cold; returns the admitted prefix. */
@@ -144,7 +121,7 @@ class MambaCheckpointScenarioTest
         assertEquals(ResultCode.OK, d.ack(copy, true));
         assertEquals(ResultCode.OK, d.chunk(5, 8));
         assertEquals(ResultCode.OK, d.finish(5, 8, 0, 0, 0));
-        drainWrites(d);
+        d.drainWrites();
 
         // Two more requests need four slots: both checkpoints go (page 4 dropped, page 8 deleted).
         d.cold(2, 12, 4);
