@@ -167,6 +167,7 @@ final class Flags
     static void newDirectory(final String flag, final Path directory, final String purpose)
     {
         requireNamed(flag, directory);
+        OutputFiles.requireOutsideAnyJournal(flag, directory, purpose);
         if (Files.exists(directory))
         {
             throw new CliException(flag + " " + directory + " already exists; " + purpose + " needs a new directory");
@@ -185,6 +186,7 @@ final class Flags
     static void writableDirectory(final String flag, final Path directory, final String purpose)
     {
         requireNamed(flag, directory);
+        OutputFiles.requireOutsideAnyJournal(flag, directory, purpose);
         if (Files.exists(directory))
         {
             final String reason = reasonForExisting(directory);

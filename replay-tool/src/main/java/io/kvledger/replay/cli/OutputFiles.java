@@ -17,6 +17,9 @@ import java.nio.file.StandardOpenOption;
  */
 final class OutputFiles
 {
+    /** Chronicle's file in every journal directory. */
+    static final String JOURNAL_METADATA = "metadata.cq4t";
+
     private OutputFiles()
     {
     }
@@ -81,6 +84,28 @@ final class OutputFiles
         {
             throw new CliException(flag + " " + output + " is inside the journal " + journal + " being read; " +
                 what + " must be written outside it");
+        }
+    }
+
+    /**
+     * Require that a directory a command writes is not inside an existing journal directory (one holding Chronicle's
+     * {@code metadata.cq4t}), symbolic links resolved: a journal directory holds its journal alone and is handed
+     * whole to check, replay and compare, so nothing else may be written into it.
+     *
+     * @param flag   the flag as typed.
+     * @param output the directory written.
+     * @param what   the output's role, for the error message.
+     * @throws CliException naming the journal directory.
+     */
+    static void requireOutsideAnyJournal(final String flag, final Path output, final String what)
+    {
+        for (Path dir = real(output); null != dir; dir = dir.getParent())
+        {
+            if (Files.isRegularFile(dir.resolve(JOURNAL_METADATA)))
+            {
+                throw new CliException(flag + " " + output + " is inside the journal directory " + dir + ": give " +
+                    what + " a directory of its own");
+            }
         }
     }
 

@@ -21,7 +21,6 @@ import picocli.CommandLine.TypeConversionException;
 
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -43,7 +42,6 @@ import java.util.concurrent.TimeUnit;
 final class RunCommand implements Callable<Integer>
 {
     /** Chronicle's metadata file, which every journal directory holds. */
-    private static final String CHRONICLE_METADATA = "metadata.cq4t";
 
     @Spec
     private CommandSpec spec;
@@ -426,15 +424,7 @@ final class RunCommand implements Callable<Integer>
                 throw new CliException("--store-dir " + storeDir + " is inside the journal directory " + journal +
                     ": give the L3 store a directory of its own");
             }
-            for (Path dir = storeDir.toAbsolutePath().normalize(); null != dir; dir = dir.getParent())
-            {
-                if (Files.isRegularFile(dir.resolve(CHRONICLE_METADATA)))
-                {
-                    // The same for an existing journal: its directory is what check, replay and compare read.
-                    throw new CliException("--store-dir " + storeDir + " is inside the journal directory " +
-                        dir + ": give the L3 store a directory of its own");
-                }
-            }
+            // an existing journal's directory is refused there too (what check, replay and compare read)
             Flags.writableDirectory("--store-dir", storeDir, "the L3 store");
         }
     }

@@ -109,8 +109,8 @@ class CliNewUserAuditTest
             final String error = kvledger("run", "--journal", newJournal, "--store-dir", storeDir, "--requests", 1,
                 "--prompt-tokens", 64).failsWithOneLine();
 
-            assertEquals("kvledger: --store-dir " + storeDir + " is inside the journal directory " + journal +
-                ": give the L3 store a directory of its own", error);
+            assertEquals("kvledger: --store-dir " + storeDir + " is inside the journal directory " +
+                journal.toRealPath() + ": give the L3 store a directory of its own", error);
             assertFalse(Files.exists(newJournal), "no journal directory is created");
         }
         final Map<Path, byte[]> after = contents(journal);
@@ -119,6 +119,26 @@ class CliNewUserAuditTest
         {
             assertArrayEquals(file.getValue(), after.get(file.getKey()), file.getKey().toString());
         }
+    }
+
+    /**
+     * Nor does any other command write into an existing journal's directory: a new journal, explore's findings and a
+     * demo's journals, stores and report each need a directory of their own (nothing was refused before).
+     */
+    @Test
+    void shouldRefuseEveryOutputDirectoryInsideAnExistingJournal() throws IOException
+    {
+        final Map<Path, byte[]> before = contents(journal);
+        final Path inside = journal.resolve("out");
+        final String where = " is inside the journal directory " + journal.toRealPath() + ": give ";
+        assertEquals("kvledger: --journal " + inside + where + "the journal a directory of its own",
+            kvledger("run", "--journal", inside, "--requests", 1, "--prompt-tokens", 64).failsWithOneLine());
+        assertEquals("kvledger: --out " + inside + where + "the findings a directory of its own",
+            kvledger("explore", "--seeds", 1, "--out", inside).failsWithOneLine());
+        assertEquals("kvledger: --dir " + inside + where + "the demo's journals, stores and report a directory of " +
+            "its own", kvledger("demo", "--dir", inside).failsWithOneLine());
+        assertFalse(Files.exists(inside));
+        assertEquals(before.keySet(), contents(journal).keySet(), "no file added to the journal directory");
     }
 
     /** A --minutes budget shorter than the JVM's warm-up explored no seed and exited 0, "every seed clean". */
