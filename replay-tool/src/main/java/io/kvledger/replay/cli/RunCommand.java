@@ -9,6 +9,7 @@ import io.kvledger.engine.runtime.KvLedgerOptions;
 import io.kvledger.engine.sim.WorkloadKind;
 import io.kvledger.engine.sim.WorkloadOptions;
 import io.kvledger.journal.JournalException;
+import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.codec.DeviceKind;
 import io.kvledger.journal.codec.PrefetchPolicy;
 import picocli.CommandLine.Command;
@@ -402,6 +403,8 @@ final class RunCommand implements Callable<Integer>
         }
         RunLimits.checkWorkload(workload, requests, promptTokens, extendTokens, pageSize);
         RunLimits.checkPools(kvPages, mambaSlots, kvPageBytes, mambaStateBytes);
+        Flags.range("--admission-rules", admissionRules, 1, JournalHeader.LATEST_ADMISSION_RULES, "",
+            "the versions of the admission rules; the default is " + EngineConfig.DEFAULT_ADMISSION_RULES);
         Flags.rate("--retract-rate", retractRate, "the share of admitted staged loads retracted");
         Flags.rate("--abort-rate", abortRate, "the share of requests aborted mid-way");
         Flags.range("--copy-delay-us", copyDelayUs, 0, RunLimits.MAX_COPY_DELAY_US, "microseconds",

@@ -141,6 +141,18 @@ class CliNewUserAuditTest
         assertEquals(before.keySet(), contents(journal).keySet(), "no file added to the journal directory");
     }
 
+    @Test
+    void shouldNameTheRangeOfTheAdmissionRules()
+    {
+        for (final int rules : new int[]{0, 6})
+        {
+            assertEquals("kvledger: --admission-rules " + rules + " is out of range: 1 to 5 (the versions of the " +
+                "admission rules; the default is 4)", kvledger("run", "--admission-rules", rules, "--journal",
+                dir.resolve("rules-" + rules)).failsWithOneLine());
+            assertFalse(Files.exists(dir.resolve("rules-" + rules)));
+        }
+    }
+
     /** A --minutes budget shorter than the JVM's warm-up explored no seed and exited 0, "every seed clean". */
     @Test
     void shouldExploreAtLeastOneSeedWhateverTheMinutes()
