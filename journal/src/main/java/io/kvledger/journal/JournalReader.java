@@ -56,7 +56,8 @@ public final class JournalReader implements AutoCloseable
     private static final int STORE_HEADER_SCAN = 512;
     private static final String QUEUE_SUFFIX = ".cq4";
     private static final String TABLE_SUFFIX = ".cq4t";
-    private static final String METADATA_FILE = "metadata" + TABLE_SUFFIX;
+    /** Chronicle's table store, the file every journal directory holds. */
+    public static final String METADATA_FILE = "metadata" + TABLE_SUFFIX;
     /** Chronicle files start with a metadata document whose first field is named "header". */
     private static final byte[] HEADER_TAG = "header".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 

@@ -54,7 +54,6 @@ public final class JournalWriter implements AutoCloseable
     /** Smallest block size accepted, Chronicle's own minimum. */
     public static final long MIN_BLOCK_SIZE = 64L * 1024;
 
-    private static final String TABLE_FILE = "metadata.cq4t";
     /**
      * Appends between two checks that the queue file is still there (a stat, about a microsecond: 0.25 ns a document).
      * A journal directory removed while written takes every document with it; the writer then stops within this many
@@ -234,7 +233,7 @@ public final class JournalWriter implements AutoCloseable
             appender = queue.createAppender();
             try
             {
-                space.reserveWhole(directory.resolve(TABLE_FILE).toFile());
+                space.reserveWhole(directory.resolve(JournalReader.METADATA_FILE).toFile());
             }
             catch (final JournalException ex)
             {
@@ -600,7 +599,7 @@ public final class JournalWriter implements AutoCloseable
         syncChannel = FileChannel.open(file.toPath(), StandardOpenOption.READ);
         syncedCycle = cycle;
 
-        final Path table = directory.resolve(TABLE_FILE);
+        final Path table = directory.resolve(JournalReader.METADATA_FILE);
         if (Files.exists(table))
         {
             try (FileChannel channel = FileChannel.open(table, StandardOpenOption.READ))

@@ -1,6 +1,7 @@
 package io.kvledger.replay.cli;
 
 import io.kvledger.engine.store.IoReason;
+import io.kvledger.journal.JournalReader;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -17,9 +18,6 @@ import java.nio.file.StandardOpenOption;
  */
 final class OutputFiles
 {
-    /** Chronicle's file in every journal directory. */
-    static final String JOURNAL_METADATA = "metadata.cq4t";
-
     private OutputFiles()
     {
     }
@@ -101,7 +99,7 @@ final class OutputFiles
     {
         for (Path dir = real(output); null != dir; dir = dir.getParent())
         {
-            if (Files.isRegularFile(dir.resolve(JOURNAL_METADATA)))
+            if (Files.isRegularFile(dir.resolve(JournalReader.METADATA_FILE)))
             {
                 throw new CliException(flag + " " + output + " is inside the journal directory " + dir + ": give " +
                     what + " a directory of its own");

@@ -42,8 +42,6 @@ import java.util.concurrent.TimeUnit;
         "(the data went wrong), 2 bad input, usage, or a run the controller stopped."})
 final class RunCommand implements Callable<Integer>
 {
-    /** Chronicle's metadata file, which every journal directory holds. */
-
     @Spec
     private CommandSpec spec;
 
