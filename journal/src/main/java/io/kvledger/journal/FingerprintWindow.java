@@ -35,20 +35,21 @@ public final class FingerprintWindow
 
     /** Room allocated with the first entry: 1 MiB, a few hundred prompts, so most journals never grow it. */
     private static final int INITIAL_FINGERPRINTS = 1 << 16;
-    private static final int INITIAL_ENTRIES = 64;
     private static final int EMPTY = -1;
 
     private long[] hi = new long[0];
     private long[] lo = new long[0];
     private long fingerprintHead;
 
-    private long[] entrySequence = new long[INITIAL_ENTRIES];
-    private long[] entryStart = new long[INITIAL_ENTRIES];
-    private int[] entryCount = new int[INITIAL_ENTRIES];
+    // The entries' columns and their index are allocated whole (about 140 KiB): a window that grew them as a journal
+    // got longer paid the growth again in every new journal's first thousands of documents.
+    private final long[] entrySequence = new long[MAX_ENTRIES];
+    private final long[] entryStart = new long[MAX_ENTRIES];
+    private final int[] entryCount = new int[MAX_ENTRIES];
     private long entryHead;
     private long entryTail;
 
-    private int[] index = newIndex(4 * INITIAL_ENTRIES);
+    private final int[] index = newIndex(4 * MAX_ENTRIES);
     private int indexSize;
 
     private long foundSequence;
@@ -177,7 +178,6 @@ public final class FingerprintWindow
             evictOldest();
         }
         ensureFingerprintRoom(count);
-        ensureEntryRoom();
 
         final long start = fingerprintHead;
         final int mask = hi.length - 1;
@@ -243,41 +243,6 @@ public final class FingerprintWindow
         }
         hi = newHi;
         lo = newLo;
-    }
-
-    private void ensureEntryRoom()
-    {
-        if (entryHead - entryTail < entrySequence.length)
-        {
-            return;
-        }
-        final int capacity = entrySequence.length * 2;
-        final long[] sequences = new long[capacity];
-        final long[] starts = new long[capacity];
-        final int[] counts = new int[capacity];
-        for (long n = entryTail; n < entryHead; n++)
-        {
-            final int from = entrySlot(n);
-            final int to = (int)n & (capacity - 1);
-            sequences[to] = entrySequence[from];
-            starts[to] = entryStart[from];
-            counts[to] = entryCount[from];
-        }
-        entrySequence = sequences;
-        entryStart = starts;
-        entryCount = counts;
-        rebuildIndex(4 * capacity);
-    }
-
-    private void rebuildIndex(final int capacity)
-    {
-        index = newIndex(capacity);
-        indexSize = 0;
-        for (long n = entryTail; n < entryHead; n++)
-        {
-            final int at = (int)entryStart[entrySlot(n)] & (hi.length - 1);
-            putIndex(n, hi[at], lo[at]);
-        }
     }
 
     private static int[] newIndex(final int capacity)

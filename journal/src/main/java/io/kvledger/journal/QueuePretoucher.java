@@ -37,6 +37,8 @@ final class QueuePretoucher implements Runnable
     private static final int PAGE = 4096;
     private static final long WINDOW_BYTES = 8L * 1024 * 1024;
     private static final long IDLE_NS = 200_000L;
+    /** Longest sleep with the short lead, where the writer wakes the toucher when it needs pages (a safety net). */
+    private static final long SHORT_LEAD_IDLE_NS = 5_000_000L;
 
     private final Thread thread;
     private volatile boolean running = true;
@@ -57,7 +59,9 @@ final class QueuePretoucher implements Runnable
     private final UnsafeBuffer window = new UnsafeBuffer(EMPTY);
     private long windowStart;
     private long windowEnd;
-    private long touchedTo;
+    private volatile long touchedTo;
+    private volatile boolean parked;
+    private long fileLength;
     private volatile long touchedPages;
 
     QueuePretoucher()
@@ -89,6 +93,14 @@ final class QueuePretoucher implements Runnable
         }
         position = endPosition;
         limit = reservedLimit;
+        final long lead = ahead;
+        if (lead < Long.MAX_VALUE / 8 && touchedTo - endPosition < lead / 2 && parked)
+        {
+            // With the short lead the toucher sleeps until the writer has used half of it: one wake-up for a run of
+            // pages, instead of one every IDLE_NS that preempts the writer or the engine on a small machine.
+            parked = false;
+            LockSupport.unpark(thread);
+        }
     }
 
     /**
@@ -159,7 +171,18 @@ final class QueuePretoucher implements Runnable
             {
                 if (!touchAhead())
                 {
-                    LockSupport.parkNanos(IDLE_NS);
+                    if (ahead < Long.MAX_VALUE / 8)
+                    {
+                        parked = true;
+                        // half a lead ahead: sleep until the writer wakes it; otherwise the file's end or the
+                        // reserved space stopped it, and it looks again shortly
+                        LockSupport.parkNanos(touchedTo - position >= ahead / 2 ? SHORT_LEAD_IDLE_NS : IDLE_NS);
+                        parked = false;
+                    }
+                    else
+                    {
+                        LockSupport.parkNanos(IDLE_NS);
+                    }
                 }
             }
         }
@@ -186,13 +209,27 @@ final class QueuePretoucher implements Runnable
             unmap();
             mappedFile = current;
             touchedTo = 0;
+            fileLength = 0;
         }
         final long written = position;
+        final long lead = ahead;
         final long from = Math.max(touchedTo, (written + PAGE - 1) & -PAGE);
-        final long length = current.length();
         // With the short lead, at most AHEAD_BYTES ahead of the writer: touching the whole block Chronicle allocated
-        // at once costs thousands of page faults in one burst, on a core the journaller thread may need.
-        final long to = Math.min(Math.min((written + ahead) & -PAGE, length & -PAGE), limit & -PAGE);
+        // at once costs thousands of page faults in one burst, on a core the journaller thread may need. Nothing is
+        // touched while half the lead is still ahead, so the pages go in runs of half a lead (one populate call for
+        // 64 pages) rather than one call per page the writer fills.
+        if (lead < Long.MAX_VALUE / 8 && from - written >= lead / 2)
+        {
+            return false;
+        }
+        final long wanted = Math.min((written + lead) & -PAGE, limit & -PAGE);
+        if (wanted > fileLength)
+        {
+            // the file's length is asked for only when the one known stops the touching (a stat a call otherwise)
+            fileLength = current.length();
+        }
+        final long length = fileLength;
+        final long to = Math.min(wanted, length & -PAGE);
         if (from >= to)
         {
             return false;

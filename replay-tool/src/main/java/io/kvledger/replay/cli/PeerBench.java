@@ -210,6 +210,7 @@ final class PeerBench
         final long[] offWall = new long[iterations];
         final long[] onWall = new long[iterations];
         final long[] journallerCpu = new long[iterations];
+        final long[] applyingCpu = new long[iterations];
         for (int it = 0; it < iterations; it++)
         {
             final PeerLifecycle off = new PeerLifecycle(config, DocumentSink.NONE);
@@ -232,8 +233,10 @@ final class PeerBench
             {
                 final PeerLifecycle on = new PeerLifecycle(config, continued);
                 final long cpuStart = threads.getThreadCpuTime(thread);
+                final long ownStart = threads.getCurrentThreadCpuTime();
                 final long start = System.nanoTime();
                 serveAll(on, leafCount);
+                applyingCpu[it] = threads.getCurrentThreadCpuTime() - ownStart;
                 journaller.awaitAppended(journaller.offeredSequence());
                 onWall[it] = System.nanoTime() - start;
                 journallerCpu[it] = threads.getThreadCpuTime(thread) - cpuStart;
@@ -243,7 +246,8 @@ final class PeerBench
         final int measured = Math.max(1, iterations - warmups);
         final double n = trace.requestCount();
         return new Sustained(iterations, measured, medianOfLast(offWall, measured) / 1e3 / n,
-            medianOfLast(onWall, measured) / 1e3 / n, medianOfLast(journallerCpu, measured) / 1e3 / n);
+            medianOfLast(onWall, measured) / 1e3 / n, medianOfLast(journallerCpu, measured) / 1e3 / n,
+            medianOfLast(applyingCpu, measured) / 1e3 / n);
     }
 
     private void serveAll(final PeerLifecycle lifecycle, final int leafCount)
@@ -266,7 +270,8 @@ final class PeerBench
     }
 
     /** The sustained measurement: runs, runs measured, microseconds a request. */
-    private record Sustained(int runs, int measured, double offWallUs, double onWallUs, double journallerUs)
+    private record Sustained(int runs, int measured, double offWallUs, double onWallUs, double journallerUs,
+        double applyingUs)
     {
         double ratio()
         {
@@ -277,15 +282,16 @@ final class PeerBench
         {
             return String.format(Locale.ROOT, ",\"throughputRatioOnOffSustained\":%.3f," +
                 "\"usPerRequestSustainedOffWall\":%.3f,\"usPerRequestSustainedOnWall\":%.3f," +
-                "\"usPerRequestSustainedJournallerThread\":%.3f", ratio(), offWallUs, onWallUs, journallerUs);
+                "\"usPerRequestSustainedJournallerThread\":%.3f,\"usPerRequestSustainedApplyingThread\":%.3f", ratio(),
+                offWallUs, onWallUs, journallerUs, applyingUs);
         }
 
         String text()
         {
             return String.format(Locale.ROOT, "  sustained, the whole trace served again and again into one warm " +
-                "journal (%d runs, medians of the last %d): off %.2f us, on %.2f us a request (wall, drained), the " +
-                "journaller thread %.2f us a request of CPU; on/off %.2f", runs, measured, offWallUs, onWallUs,
-                journallerUs, ratio());
+                "journal (%d runs, medians of the last %d): off %.2f us, on %.2f us a request (wall, drained); CPU a " +
+                "request: the applying thread %.2f us, the journaller thread %.2f us; on/off %.2f", runs, measured,
+                offWallUs, onWallUs, applyingUs, journallerUs, ratio());
         }
     }
 

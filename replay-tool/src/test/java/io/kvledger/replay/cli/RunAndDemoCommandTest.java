@@ -223,7 +223,8 @@ class RunAndDemoCommandTest
         assertEquals(all.get("expectedTokensInTree").asLong(), all.get("tokensInTree").asLong());
         assertTrue(all.get("bytesPerDocument").asDouble() < 400, "compact documents: " + lines.get(2));
         for (final String field : new String[]{"throughputRatioOnOffSustained", "usPerRequestSustainedOffWall",
-            "usPerRequestSustainedOnWall", "usPerRequestSustainedJournallerThread"})
+            "usPerRequestSustainedOnWall", "usPerRequestSustainedJournallerThread",
+            "usPerRequestSustainedApplyingThread"})
         {
             assertTrue(all.get(field).asDouble() > 0, field + " in " + lines.get(2));
         }
