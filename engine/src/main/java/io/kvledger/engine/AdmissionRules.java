@@ -126,15 +126,16 @@ public final class AdmissionRules
     }
 
     /**
-     * Rules 5 (not the default; chosen with {@link io.kvledger.engine.EngineConfig.Builder#admissionRules}): a
+     * Rules 5 and 7 (not the default; chosen with {@link io.kvledger.engine.EngineConfig.Builder#admissionRules}): a
      * prompt that ends on a page boundary (no tail tokens) never reuses its last page: the device match,
      * the L3 query and the hit it answers stop one page short, so the request computes at least its last token,
      * whose logits give the first output token (SGLang matches at most {@code input_len - 1} tokens, cut to whole
      * pages: {@code Req.adjust_max_prefix_ids}, {@code _compute_max_prefix_len}). The last page is computed again
-     * and deduplicated into the tree's copy at the finish. Under 1 to 4 such a prompt may be reused whole, leaving
-     * nothing to compute (and, for a Mamba model, a state after the last token whose logits are not kept): the cache
-     * then behaves as SGLang's {@code RadixCache.match_prefix} on the whole key, which the domain reference and the
-     * peer traces describe, and a caller that needs the last token computed runs rules 5. Not the default because
+     * and deduplicated into the tree's copy at the finish. Under 1 to 4 and 6 such a prompt may be reused whole,
+     * leaving nothing to compute (and, for a Mamba model, a state after the last token whose logits are not kept):
+     * the cache then behaves as SGLang's {@code RadixCache.match_prefix} on the whole key, which the domain reference
+     * and the peer traces describe, and a caller that needs the last token computed runs rules 7 (or 5). Not the
+     * default because
      * it also stops a whole-prompt hit of a Mamba model short of the only state L3 holds for it (the state at the
      * prompt's end), so such a hit is not used at all unless a checkpoint lies a page earlier.
      *
@@ -142,7 +143,7 @@ public final class AdmissionRules
      */
     public boolean computesLastPage()
     {
-        return version >= 5;
+        return version == 5 || version >= 7;
     }
 
     /**
@@ -156,6 +157,22 @@ public final class AdmissionRules
     public boolean keepsHitAtRunningLimit()
     {
         return version >= 4;
+    }
+
+    /**
+     * Rules 6 (the default) and 7: the hit-commit gates on the device that the domain lists before staging is taken
+     * (hicache-domain.md 3.2 step 3 (c) and (d), corrections.md row 30), applied to a {@code STORAGE_HIT} and to a
+     * parked hit when it is retried. A hit whose whole span the device has come to hold since the query (another
+     * request computed and cached it) is declined, {@code HOLD_DROPPED DEVICE_COVERED}, and nothing is fetched;
+     * a hit whose head the device now holds is fetched from the end of the usable device prefix on, and the prefix
+     * pin moves to that end. Under 1 to 5 the whole hit was fetched, and the admission dropped or trimmed the hold
+     * afterwards: the same outcome for the request, with staging and an L3 read spent on pages the device held.
+     *
+     * @return whether a hit is checked against the device before its fetch is issued.
+     */
+    public boolean hitCommitChecksDevice()
+    {
+        return version >= 6;
     }
 
     @Override

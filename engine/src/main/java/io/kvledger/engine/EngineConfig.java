@@ -13,10 +13,10 @@ import io.kvledger.journal.codec.PrefetchPolicy;
 public final class EngineConfig
 {
     /**
-     * The admission rules of a configuration that names none: 4. Rules 5 ({@link JournalHeader#LATEST_ADMISSION_RULES})
-     * is chosen explicitly; see {@link #admissionRules()}.
+     * The admission rules of a configuration that names none: 6. Rules 5 and 7
+     * ({@link JournalHeader#LATEST_ADMISSION_RULES}) are chosen explicitly; see {@link #admissionRules()}.
      */
-    public static final int DEFAULT_ADMISSION_RULES = 4;
+    public static final int DEFAULT_ADMISSION_RULES = 6;
 
     /** Version string written into journal headers. */
     public static final String KVLEDGER_VERSION = "0.1.0";
@@ -276,16 +276,20 @@ public final class EngineConfig
      * state the domain calls evictable: only an operation's lock on the node itself protects its state (not one on
      * a descendant), and a locked node whose children the same eviction pass deleted loses its state; (c) a staged
      * hold dropped for any reason takes its defer count with it.</li>
-     * <li>4 (default): rules 3, and an {@code ADMIT} refused at the running limit keeps the request's unfinished
+     * <li>4: rules 3, and an {@code ADMIT} refused at the running limit keeps the request's unfinished
      * fetch, parked hit and unanswered L3 query (under 1 to 3 it gave them up first;
      * {@link AdmissionRules#keepsHitAtRunningLimit()}).</li>
      * <li>5 (chosen, not the default): rules 4, and a prompt that ends on a page boundary (no tail) reuses at most
      * all its pages but the last, from the device or from L3, so at least its last token is computed for its logits,
      * as SGLang's scheduler matches at most {@code input_len - 1} tokens ({@link AdmissionRules#computesLastPage()},
      * which says why it is not the default).</li>
+     * <li>6 (default): rules 4, and a hit is checked against the device when it is committed (its {@code STORAGE_HIT},
+     * or the retry of a parked hit): declined when the device now holds its whole span, fetched from the end of the
+     * usable device prefix when the device holds its head ({@link AdmissionRules#hitCommitChecksDevice()}).</li>
+     * <li>7 (chosen, not the default): rules 6 and the last page of rules 5.</li>
      * </ul>
      *
-     * @return 1 to 5.
+     * @return 1 to 7.
      */
     public int admissionRules()
     {

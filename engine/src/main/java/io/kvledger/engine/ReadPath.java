@@ -40,6 +40,7 @@ final class ReadPath extends Flow
 {
     private final IndexList parked;
     private final MatchResult match;
+    private final MatchResult outerMatch = new MatchResult();
     private OpCompletion completion;
     private WritePath write;
 
@@ -219,18 +220,23 @@ final class ReadPath extends Flow
             state.unpinPrefix(r);
             return ResultCode.OK;
         }
-        if (!stagingEverFits(usable))
+        requests.parkStart[r] = requests.queryStart[r];
+        requests.parkPages[r] = usable;
+        if (config.rules().hitCommitChecksDevice() && !trimToDevice(r))
+        {
+            return ResultCode.OK;
+        }
+        if (!stagingEverFits(requests.parkPages[r]))
         {
             // More than host staging can ever hold (all-or-nothing, cut at a checkpoint): parked, it would sit at
             // the head of the FIFO for ever and starve every later hit. Dropped; the request recomputes.
-            effects.holdDropped(requestId, Reason.STAGING_TOO_SMALL, usable);
+            effects.holdDropped(requestId, Reason.STAGING_TOO_SMALL, requests.parkPages[r]);
+            requests.parkPages[r] = 0;
             counters.drops++;
             state.unpinPrefix(r);
             return ResultCode.OK;
         }
-        requests.parkStart[r] = requests.queryStart[r];
-        requests.parkPages[r] = usable;
-        if (parked.size() > 0 || !stagingAvailable(usable) || ops.full())
+        if (parked.size() > 0 || !stagingAvailable(requests.parkPages[r]) || ops.full())
         {
             parkHit(r);
         }
@@ -239,6 +245,53 @@ final class ReadPath extends Flow
             startFetch(r);
         }
         return ResultCode.OK;
+    }
+
+    /**
+     * The hit-commit gates on the device ({@link AdmissionRules#hitCommitChecksDevice()}), on the hit recorded in the
+     * request's park fields: declined (HOLD_DROPPED DEVICE_COVERED, the prefix pin released) when the usable device
+     * prefix now reaches the hit's end; started at the usable device prefix, the pin moved there, when the prefix
+     * now ends inside the hit. The hit's end, a checkpoint in a hybrid model, is kept.
+     *
+     * @return false when the hit was declined (its park fields cleared).
+     */
+    private boolean trimToDevice(final int r)
+    {
+        // A parked hit is retried in the middle of other inputs (an admission that drops a hold, an ack): the match
+        // they hold in the shared result is theirs, kept across this request's match.
+        outerMatch.copyFrom(match);
+        final boolean kept = trimToDeviceMatched(r);
+        match.copyFrom(outerMatch);
+        return kept;
+    }
+
+    private boolean trimToDeviceMatched(final int r)
+    {
+        final int start = requests.parkStart[r];
+        final int end = start + requests.parkPages[r];
+        final int usable = state.usableDevicePrefix(r);
+        if (usable >= end)
+        {
+            effects.holdDropped(requests.id[r], Reason.DEVICE_COVERED, requests.parkPages[r]);
+            requests.parkPages[r] = 0;
+            counters.drops++;
+            state.unpinPrefix(r);
+            return false;
+        }
+        if (usable > start)
+        {
+            // the new pin is taken before the old one goes, so the prefix is never unpinned in between
+            final long previous = requests.prefixReceipt[r];
+            requests.prefixReceipt[r] = NONE;
+            pinPrefix(r, usable);
+            if (previous != NONE)
+            {
+                tree.release(previous);
+            }
+            requests.parkStart[r] = usable;
+            requests.parkPages[r] = end - usable;
+        }
+        return true;
     }
 
     private boolean stagingEverFits(final int hitPages)
@@ -338,6 +391,12 @@ final class ReadPath extends Flow
         {
             EngineBugException.require(requests.parkPages[r] > 0 && requests.state[r] == RequestState.WAITING,
                 "parked hit of a request that gave it up:", requests.id[r], r);
+            if (config.rules().hitCommitChecksDevice() && !trimToDevice(r))
+            {
+                parked.remove(r);
+                r = parked.head();
+                continue;
+            }
             if (!stagingAvailable(requests.parkPages[r]) || ops.full() || !state.documentHolds(requests.parkPages[r]))
             {
                 return;

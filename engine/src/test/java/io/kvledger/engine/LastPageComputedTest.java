@@ -11,10 +11,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Admission rules 5 (chosen explicitly; the default is 4): a request computes at least its last token, whose logits
- * give its first output token, so a prompt that ends on a page boundary (no tail) reuses at most all its pages but
- * the last, from the device or from L3 (SGLang matches at most {@code input_len - 1} tokens, cut to whole pages). A
- * prompt with a tail reuses every full page, as before. Rules 4 and older reuse a whole-page prompt whole.
+ * Admission rules 5 and 7 (chosen explicitly; the default is 6): a request computes at least its last token, whose
+ * logits give its first output token, so a prompt that ends on a page boundary (no tail) reuses at most all its pages
+ * but the last, from the device or from L3 (SGLang matches at most {@code input_len - 1} tokens, cut to whole pages).
+ * A prompt with a tail reuses every full page, as before. Rules 4, 6 and older reuse a whole-page prompt whole.
  */
 class LastPageComputedTest
 {
@@ -56,9 +56,13 @@ class LastPageComputedTest
     @Test
     void shouldBeChosenNotTheDefault()
     {
-        assertEquals(5, JournalHeader.LATEST_ADMISSION_RULES);
-        assertEquals(4, EngineConfig.builder().build().admissionRules());
+        assertEquals(7, JournalHeader.LATEST_ADMISSION_RULES);
+        assertEquals(6, EngineConfig.builder().build().admissionRules());
         assertEquals(5, EngineConfig.builder().admissionRules(5).build().admissionRules());
+        for (int rules = 1; rules <= JournalHeader.LATEST_ADMISSION_RULES; rules++)
+        {
+            assertEquals(rules == 5 || rules == 7, AdmissionRules.of(rules).computesLastPage(), "rules " + rules);
+        }
     }
 
     @Test

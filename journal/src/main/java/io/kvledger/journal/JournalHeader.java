@@ -11,7 +11,7 @@ import io.kvledger.journal.codec.PrefetchPolicy;
 public final class JournalHeader
 {
     /** The newest admission rules this build applies and reads ({@link #admissionRules()}). */
-    public static final int LATEST_ADMISSION_RULES = 5;
+    public static final int LATEST_ADMISSION_RULES = 7;
 
     private long createdNs;
     private long seed;

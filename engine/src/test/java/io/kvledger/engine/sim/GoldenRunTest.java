@@ -33,17 +33,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * 2 existed, so old journals keep replaying exactly as they were written. The runs under rules 2 (journals written
  * before rules 3, which places a checkpoint a chunk kept back) are pinned in {@code runs-rules2.txt} the same way, and
  * the runs under rules 3 (journals written before rules 4, which keeps an L3 hit at the running limit) in
- * {@code runs-rules3.txt}. {@code runs.txt} holds the runs under the default rules (4); the runs under rules 5 (chosen
- * explicitly: the last page of a prompt without a tail is computed) are in {@code runs-rules5.txt}, regenerated with
+ * {@code runs-rules3.txt}, those under rules 4 (journals written before rules 6, which checks a hit against the device
+ * when it is committed) in {@code runs-rules4.txt}, and those under rules 5 (rules 4 and the last page computed, a
+ * version chosen explicitly) in {@code runs-rules5.txt}. {@code runs.txt} holds the runs under the default rules (6);
+ * the runs under rules 7 (rules 6 and the last page computed) are in {@code runs-rules7.txt}, regenerated with
  * {@code runs.txt}.
  */
 class GoldenRunTest
 {
     private static final Path GOLDEN = Path.of("src", "test", "resources", "golden", "runs.txt");
-    private static final Path GOLDEN_RULES_1 = Path.of("src", "test", "resources", "golden", "runs-rules1.txt");
-    private static final Path GOLDEN_RULES_2 = Path.of("src", "test", "resources", "golden", "runs-rules2.txt");
-    private static final Path GOLDEN_RULES_3 = Path.of("src", "test", "resources", "golden", "runs-rules3.txt");
-    private static final Path GOLDEN_RULES_5 = Path.of("src", "test", "resources", "golden", "runs-rules5.txt");
+    private static final Path GOLDEN_RULES_7 = Path.of("src", "test", "resources", "golden", "runs-rules7.txt");
 
     private record Case(String name, EngineConfig config, WorkloadOptions workload) { }
 
@@ -137,7 +136,7 @@ class GoldenRunTest
 
     /** The runs of each older rules version, pinned: journals written under it replay exactly as written. */
     @ParameterizedTest
-    @ValueSource(ints = {1, 2, 3})
+    @ValueSource(ints = {1, 2, 3, 4, 5})
     void shouldReproduceTheRunsOfEveryOlderRulesVersion(final int rules) throws IOException, NoSuchAlgorithmException
     {
         final List<String> actual = new ArrayList<>();
@@ -145,10 +144,10 @@ class GoldenRunTest
         {
             actual.add(run(c));
         }
-        final Path golden = 1 == rules ? GOLDEN_RULES_1 : 2 == rules ? GOLDEN_RULES_2 : GOLDEN_RULES_3;
+        final Path golden = Path.of("src", "test", "resources", "golden", "runs-rules" + rules + ".txt");
         assertEquals(String.join("\n", Files.readAllLines(golden, StandardCharsets.UTF_8)),
-            String.join("\n", actual), "the rules-" + rules + " runs changed: journals written before rules " +
-            (rules + 1) + " would no longer replay as written");
+            String.join("\n", actual), "the rules-" + rules + " runs changed: journals written under rules " +
+            rules + " would no longer replay as written");
     }
 
     @Test
@@ -170,7 +169,7 @@ class GoldenRunTest
         {
             actual.add(run(c));
         }
-        assertGolden(GOLDEN_RULES_5, actual);
+        assertGolden(GOLDEN_RULES_7, actual);
     }
 
     private static void assertGolden(final Path golden, final List<String> actual) throws IOException

@@ -204,7 +204,8 @@ final class Explorer
      * The admission rules a seed runs under: the default ({@link EngineConfig#DEFAULT_ADMISSION_RULES}) for even
      * seeds; for odd ones rules 2, which journals written before rules 3 replay under (their code paths stay
      * explored, and two switches of the fault matrix are found far sooner there), except one seed in eight (5, 13,
-     * 21, ...) under the newest rules ({@link JournalHeader#LATEST_ADMISSION_RULES}, chosen, not the default). The
+     * 21, ...) under the newest rules ({@link JournalHeader#LATEST_ADMISSION_RULES}, 7: the default's and the last
+     * page computed, chosen, not the default). The
      * choice draws nothing from the seed's random stream, so every other setting of a seed is the same under either.
      */
     static int rules(final long seed)

@@ -127,9 +127,10 @@ final class RunCommand implements Callable<Integer>
         defaultValue = "wait-complete")
     PrefetchPolicy prefetch;
 
-    @Option(names = "--admission-rules", paramLabel = "N", description = "Admission rules version, 1 to 5 (default: " +
-        "${DEFAULT-VALUE}); 5 computes the last page of a prompt that ends on a page boundary, as SGLang's " +
-        "scheduler does for the last token's logits. The journal records it; replay applies it.",
+    @Option(names = "--admission-rules", paramLabel = "N", description = "Admission rules version, 1 to 7 (default: " +
+        "${DEFAULT-VALUE}); 6 checks an L3 hit against the device before fetching it; 7 (and 5, without that " +
+        "check) computes the last page of a prompt that ends on a page boundary, as SGLang's scheduler does for " +
+        "the last token's logits. The journal records it; replay applies it.",
         defaultValue = "" + EngineConfig.DEFAULT_ADMISSION_RULES)
     int admissionRules;
 

@@ -144,10 +144,10 @@ class CliNewUserAuditTest
     @Test
     void shouldNameTheRangeOfTheAdmissionRules()
     {
-        for (final int rules : new int[]{0, 6})
+        for (final int rules : new int[]{0, 8})
         {
-            assertEquals("kvledger: --admission-rules " + rules + " is out of range: 1 to 5 (the versions of the " +
-                "admission rules; the default is 4)", kvledger("run", "--admission-rules", rules, "--journal",
+            assertEquals("kvledger: --admission-rules " + rules + " is out of range: 1 to 7 (the versions of the " +
+                "admission rules; the default is 6)", kvledger("run", "--admission-rules", rules, "--journal",
                 dir.resolve("rules-" + rules)).failsWithOneLine());
             assertFalse(Files.exists(dir.resolve("rules-" + rules)));
         }
