@@ -8,7 +8,8 @@
 #   cp scripts/gpu-check.sh .device/gpu.sh
 # then run `bash .device/gpu.sh [quick|full|explore]` on the GPU machine; results go to $OUT (at most 8 files come
 # back).
-#   quick: self-check, the data-path benchmark with 1 repeat, a short pr-bench run on cuda, the retract race.
+#   quick: self-check, the data-path benchmark with 1 repeat, a short pr-bench run on cuda (and one with the resident
+#          copy kernel), the retract race (also with the resident kernel).
 #   full:  self-check; `bench --device cuda --data-path`; pr-bench on cuda (64 KiB pages, 1 MiB states) with a JFR
 #          recording and the backend's counters, its check and replay; the same run with --io-backend direct and on
 #          host memory; the retract race on cuda with and without FREE_ON_RETRACT_WITH_QUEUED_LOAD.
@@ -66,6 +67,14 @@ if [ "$MODE" != quick ]; then
   } > $OUT/run-compare.txt 2>&1
 fi
 
+# The resident copy kernel (--io-backend resident, chosen, not the default) through the whole runtime: a pr-bench run
+# with its check and replay, and the retract race with and without the fault.
+{ step kvledger run --device cuda --io-backend resident $BIG
+  ( time K run --journal /tmp/kv/cuda-resident --store-dir /tmp/kv/l3-cuda-resident --device cuda --io-backend resident $BIG ) 2>&1; echo "exit=$?"
+  step kvledger check /tmp/kv/cuda-resident; K check /tmp/kv/cuda-resident; echo "exit=$?"
+  step kvledger replay /tmp/kv/cuda-resident; K replay /tmp/kv/cuda-resident; echo "exit=$?"
+} > $OUT/run-resident.txt 2>&1
+
 RACE="--requests 48 --prompt-tokens 512 --extend-tokens 64 --page-size 16 --kv-pages 1024 --kv-page-bytes 1024 --mamba-state-bytes 4096 --retract-rate 0.25 --copy-delay-us 1000"
 { step kvledger run --device cuda $RACE --fault FREE_ON_RETRACT_WITH_QUEUED_LOAD
   K run --journal /tmp/kv/race-bug --store-dir /tmp/kv/l3-race-bug --device cuda $RACE --fault FREE_ON_RETRACT_WITH_QUEUED_LOAD; echo "exit=$?"
@@ -73,6 +82,12 @@ RACE="--requests 48 --prompt-tokens 512 --extend-tokens 64 --page-size 16 --kv-p
   step kvledger run --device cuda $RACE "(no fault)"
   K run --journal /tmp/kv/race-clean --store-dir /tmp/kv/l3-race-clean --device cuda $RACE; echo "exit=$?"
   step kvledger check /tmp/kv/race-clean; K check /tmp/kv/race-clean | head -5; echo "exit=${PIPESTATUS[0]}"
+  step kvledger run --device cuda --io-backend resident $RACE --fault FREE_ON_RETRACT_WITH_QUEUED_LOAD
+  K run --journal /tmp/kv/race-bug-resident --store-dir /tmp/kv/l3-race-bug-resident --device cuda --io-backend resident $RACE --fault FREE_ON_RETRACT_WITH_QUEUED_LOAD; echo "exit=$?"
+  step kvledger check /tmp/kv/race-bug-resident; K check /tmp/kv/race-bug-resident | head -3; echo "exit=${PIPESTATUS[0]}"
+  step kvledger run --device cuda --io-backend resident $RACE "(no fault)"
+  K run --journal /tmp/kv/race-clean-resident --store-dir /tmp/kv/l3-race-clean-resident --device cuda --io-backend resident $RACE; echo "exit=$?"
+  step kvledger check /tmp/kv/race-clean-resident; K check /tmp/kv/race-clean-resident | head -3; echo "exit=${PIPESTATUS[0]}"
 } > $OUT/run-retract-race.txt 2>&1
 fi
 if [ "$MODE" != quick ]; then

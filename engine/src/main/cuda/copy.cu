@@ -81,3 +81,111 @@ extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLau
 
     copyEntry(params.launch, params.entries[index], threadIdx.x & ((1u << groupShift) - 1u), groupShift);
 }
+
+// kvledger_copy_resident: the copy kernel launched once per stream and left resident. Block 0's first thread polls
+// the host's doorbell in the control block (one PCIe read at a time, a short sleep between) and passes what it read
+// to the other blocks through device memory; every block then takes the batches one by one, in order: reads the
+// descriptor, copies its share of each stage's entries (a grid-stride loop over the table, a group of threads an
+// entry), waits at a grid-wide barrier after each stage (a monotonic arrival counter), and block 0 publishes the
+// batch's sequence as done (after a system-wide fence, so the host sees every byte copied to host memory first).
+// Returns when the host sets stop. Its grid must be resident all at once (the barrier spins): the launcher asks for
+// far fewer blocks than the device holds.
+extern "C" __global__ void kvledger_copy_resident(const __grid_constant__ Resident r)
+{
+    volatile unsigned long long* control = reinterpret_cast<volatile unsigned long long*>(r.control);
+    volatile unsigned long long* posted = reinterpret_cast<volatile unsigned long long*>(r.counters);
+    unsigned long long* arrivals = reinterpret_cast<unsigned long long*>(r.counters + 8);
+    __shared__ unsigned long long nextShared;
+    __shared__ unsigned int descriptor[RESIDENT_DESCRIPTOR_WORDS];
+    unsigned long long seq = 0;
+    unsigned long long stagesDone = 0;
+    for (;;)
+    {
+        if (threadIdx.x == 0)
+        {
+            unsigned long long next = *posted;
+            if (next <= seq)
+            {
+                if (blockIdx.x == 0)
+                {
+                    for (;;)
+                    {
+                        if (control[1] != 0)
+                        {
+                            next = ~0ull;
+                            break;
+                        }
+                        next = control[0];
+                        if (next > seq)
+                        {
+                            break;
+                        }
+                        __nanosleep(128);
+                    }
+                    __threadfence_system();
+                    *posted = next;
+                    __threadfence();
+                }
+                else
+                {
+                    do
+                    {
+                        __nanosleep(64);
+                        next = *posted;
+                    }
+                    while (next <= seq);
+                    __threadfence();
+                }
+            }
+            nextShared = next;
+        }
+        __syncthreads();
+        if (nextShared == ~0ull)
+        {
+            return;
+        }
+        seq++;
+        if (threadIdx.x < RESIDENT_DESCRIPTOR_WORDS)
+        {
+            const volatile unsigned int* words = reinterpret_cast<const volatile unsigned int*>(
+                r.control + 64 + (seq % RESIDENT_RING) * (RESIDENT_DESCRIPTOR_WORDS * 4));
+            descriptor[threadIdx.x] = words[threadIdx.x];
+        }
+        __syncthreads();
+        const ulonglong2* table = reinterpret_cast<const ulonglong2*>(
+            r.tables + (unsigned long long)descriptor[0] * r.tableBytes);
+        const unsigned int stages = min(descriptor[1], (unsigned int)RESIDENT_STAGES);
+        unsigned int start = descriptor[2];
+        for (unsigned int s = 0; s < stages; s++)
+        {
+            const unsigned int end = descriptor[4 + 2 * s];
+            const unsigned int shift = descriptor[5 + 2 * s];
+            const unsigned int groups = blockDim.x >> shift;
+            const unsigned int lane = threadIdx.x & ((1u << shift) - 1u);
+            for (unsigned int i = start + blockIdx.x * groups + (threadIdx.x >> shift); i < end;
+                i += gridDim.x * groups)
+            {
+                copyEntry(r.launch, __ldcv(table + i), lane, shift);
+            }
+            start = end;
+            stagesDone++;
+            __syncthreads();
+            if (threadIdx.x == 0)
+            {
+                __threadfence_system();
+                atomicAdd(arrivals, 1ull);
+                while (*reinterpret_cast<volatile unsigned long long*>(arrivals) < stagesDone * gridDim.x)
+                {
+                    __nanosleep(32);
+                }
+                __threadfence_system();
+            }
+            __syncthreads();
+        }
+        if (blockIdx.x == 0 && threadIdx.x == 0)
+        {
+            __threadfence_system();
+            control[2] = seq;
+        }
+    }
+}

@@ -25,3 +25,25 @@ struct ParamLaunch
     Launch launch;
     ulonglong2 entries[PARAM_ENTRIES];
 };
+
+// kvledger_copy_resident's one parameter: launched once and left running, it takes batches from a control block in
+// mapped pinned host memory (see copy.cu), so a batch costs the host a few stores instead of driver calls.
+struct Resident
+{
+    Launch launch;                   // the pool bases; the other fields are unused
+    unsigned long long tables;       // device-visible address of the mapped host entry tables, one region a batch
+    unsigned long long control;      // device-visible address of the mapped control block
+    unsigned long long counters;     // device memory, zeroed: [0] the doorbell as block 0 last read it, [1] arrivals
+    unsigned int tableBytes;         // bytes of one batch's table region
+    unsigned int unused;
+};
+
+// The control block (little-endian; offsets in bytes): 0 doorbell, the last batch sequence posted (host); 8 stop
+// (host, non-zero once every posted batch is done); 16 done, the last sequence completed (device); from 64, a ring
+// of RESIDENT_RING descriptors of 64 bytes, sequence s at (s % RESIDENT_RING): u32 batch index, u32 stage count,
+// u32 first entry, u32 unused, then per stage u32 end (one past its last entry) and u32 log2 of its threads per
+// entry. The stages run one after the other (a grid-wide barrier between them), as the launches of one batch do; a
+// batch of more stages takes several sequences, each going on where the one before stopped.
+#define RESIDENT_RING 16
+#define RESIDENT_STAGES 6
+#define RESIDENT_DESCRIPTOR_WORDS 16

@@ -95,6 +95,8 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final CopyBatch[] batches;
     private final CUevent[] events;
     private final boolean[] eventRecorded;
+    /** The resident kernel's sequence a batch completes at; 0 for a batch on a CUDA stream. */
+    private final long[] residentSeq;
     private final boolean[] batchOk;
     private final long[] batchBytes;
     private final CopyBatch[][] inFlight = new CopyBatch[STREAMS][];
@@ -116,6 +118,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final long[] streamBytes = new long[STREAMS * PAD];
     private final long[] streamCopyCalls = new long[STREAMS * PAD];
     private boolean kernelPath;
+    private boolean residentPath;
     private String copyPathNote;
 
     private CUcontext context;
@@ -158,6 +161,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         batches = new CopyBatch[config.batchCount()];
         events = new CUevent[batches.length];
         eventRecorded = new boolean[batches.length];
+        residentSeq = new long[batches.length];
         batchOk = new boolean[batches.length];
         batchBytes = new long[batches.length];
         freeBatches = new ClaimPool<>(batches.length);
@@ -316,7 +320,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public CudaCopyPath copyPath()
     {
-        return kernelPath ? CudaCopyPath.KERNEL : CudaCopyPath.DIRECT;
+        return residentPath ? CudaCopyPath.RESIDENT : kernelPath ? CudaCopyPath.KERNEL : CudaCopyPath.DIRECT;
     }
 
     /**
@@ -667,9 +671,12 @@ public final class CudaDeviceBackend implements DeviceBackend
             copyPathNote = "direct copies (one cuMemcpyAsync per slot; " + launcher.whyNot() + ")";
             return;
         }
-        kernelPath = config.cudaCopyPath() == CudaCopyPath.KERNEL;
-        copyPathNote = (kernelPath ? "copy kernel" : "direct copies (one cuMemcpyAsync per slot; copy kernel loaded)") +
-            " (" + launcher.settings() + ")";
+        residentPath = launcher.residentRunning();
+        kernelPath = residentPath || config.cudaCopyPath() != CudaCopyPath.DIRECT;
+        copyPathNote = (residentPath ? "resident copy kernel" : kernelPath ? "copy kernel" :
+            "direct copies (one cuMemcpyAsync per slot; copy kernel loaded)") + " (" + launcher.settings() + ")" +
+            (config.cudaCopyPath() == CudaCopyPath.RESIDENT && !residentPath ? "; " + launcher.residentWhyNot() +
+            ", so one launch per batch" : "");
     }
 
     private void releaseResources()
@@ -819,6 +826,18 @@ public final class CudaDeviceBackend implements DeviceBackend
         }
 
         long bytes = 0;
+        if (contextOk && residentPath)
+        {
+            final long moved = launcher.postResident(batch, limit, stream);
+            batchOk[index] = ok && moved >= 0;
+            batchBytes[index] = Math.max(0, moved);
+            residentSeq[index] = moved >= 0 ? launcher.residentPosted(stream) : 0;
+            eventRecorded[index] = false;
+            final CopyBatch[] ring = inFlight[stream];
+            ring[(inFlightHead[stream] + inFlightSize[stream]) % ring.length] = batch;
+            inFlightSize[stream]++;
+            return;
+        }
         if (contextOk)
         {
             final long moved = enqueue(batch, limit, stream, kernelPath, inFlightSize[stream] == 0);
@@ -931,7 +950,15 @@ public final class CudaDeviceBackend implements DeviceBackend
             final CopyBatch batch = ring[inFlightHead[stream]];
             final int index = batch.index();
             boolean ok = batchOk[index];
-            if (eventRecorded[index])
+            if (residentSeq[index] > 0)
+            {
+                if (launcher.residentDone(stream) < residentSeq[index])
+                {
+                    break;
+                }
+                residentSeq[index] = 0;
+            }
+            else if (eventRecorded[index])
             {
                 final int rc = JCudaDriver.cuEventQuery(events[index]);
                 if (rc == CUresult.CUDA_ERROR_NOT_READY)
@@ -1029,6 +1056,40 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException("cuda: copy enqueue failed: " + lastError());
         }
+    }
+
+    /**
+     * Post a claimed batch to a stream's resident copy kernel from the calling thread (backend not started), for
+     * measurements; {@link #residentDoneNow} then says when it is done.
+     *
+     * @param batch  a claimed batch.
+     * @param stream which stream's resident kernel.
+     * @return the sequence the batch is done at.
+     * @throws IllegalStateException when no resident kernel runs or it stopped taking batches.
+     */
+    long postResidentNow(final CopyBatch batch, final int stream)
+    {
+        if (started || !residentPath)
+        {
+            throw new IllegalStateException(started ? "measurement hooks need a backend that is not started" :
+                "cuda: no resident copy kernel runs: " + copyPathNote);
+        }
+        if (launcher.postResident(batch, batch.count(), stream) < 0)
+        {
+            throw new IllegalStateException("cuda: the resident copy kernel took no batch: " + lastError());
+        }
+        return launcher.residentPosted(stream);
+    }
+
+    /**
+     * The last sequence a stream's resident kernel completed (measurement hook).
+     *
+     * @param stream which stream.
+     * @return the sequence.
+     */
+    long residentDoneNow(final int stream)
+    {
+        return launcher.residentDone(stream);
     }
 
     /**

@@ -418,7 +418,8 @@ public final class DeviceConfig
     /**
      * How the cuda backend copies between host and device memory.
      *
-     * @return {@link CudaCopyPath#KERNEL} (the default) or {@link CudaCopyPath#DIRECT}.
+     * @return {@link CudaCopyPath#KERNEL} (the default), {@link CudaCopyPath#DIRECT} or
+     *         {@link CudaCopyPath#RESIDENT}.
      */
     public CudaCopyPath cudaCopyPath()
     {
@@ -796,7 +797,7 @@ public final class DeviceConfig
         }
         if (null == cudaCopyPath)
         {
-            throw new IllegalArgumentException("cudaCopyPath must be kernel or direct");
+            throw new IllegalArgumentException("cudaCopyPath must be kernel, direct or resident");
         }
         if (kernelChunkBytes < 16 || (kernelChunkBytes & 15) != 0 || kernelChunkBytes > (1 << 20))
         {

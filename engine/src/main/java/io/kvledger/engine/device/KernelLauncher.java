@@ -50,6 +50,9 @@ final class KernelLauncher
     private final boolean splitAfterLaunch;
     private final boolean forkAlways;
     private final boolean bulkAsked;
+    private final boolean residentAsked;
+    private final ResidentCopier[] residents = new ResidentCopier[STREAMS];
+    private String residentWhyNot = "";
     private boolean bulk;
     private int sharedBytes;
     private final CUstream[] sideStreams = new CUstream[STREAMS];
@@ -90,11 +93,13 @@ final class KernelLauncher
         sortByHost = config.kernelSortByHost();
         paramTable = config.kernelParamTable();
         splitMinBytes = config.kernelSplitMinBytes();
-        splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
+        residentAsked = config.cudaCopyPath() == CudaCopyPath.RESIDENT;
+        // the resident kernel copies every entry itself: nothing is left to the copy engine beside it
+        splitMaxCopies = config.kernelSplitMinBytes() > 0 && !residentAsked ? config.kernelSplitMaxCopies() : 0;
         splitSideStream = config.kernelSplitSideStream();
         splitAfterLaunch = splitSideStream && config.kernelSplitAfterLaunch();
         forkAlways = config.kernelForkAlways();
-        bulkAsked = config.kernelBulk();
+        bulkAsked = config.kernelBulk() && !residentAsked;
     }
 
     /**
@@ -220,7 +225,94 @@ final class KernelLauncher
             why = "the copy kernel's addresses could not be read: " + backend.lastError();
             return false;
         }
+        if (residentAsked)
+        {
+            startResidents(slotCounts, mappedBase);
+        }
         return true;
+    }
+
+    private void startResidents(final int[] slotCounts, final CUdeviceptr[] mappedBase)
+    {
+        final long[] bases = new long[POOLS];
+        for (int p = 0; p < POOLS; p++)
+        {
+            bases[p] = slotCounts[p] > 0 ? backend.deviceAddress(mappedBase[p]) : 0;
+        }
+        for (int s = 0; s < STREAMS; s++)
+        {
+            residents[s] =
+                ResidentCopier.start(backend, module, bases, hostTables, tableBytesPerBatch, kernelThreads);
+            if (null == residents[s])
+            {
+                residentWhyNot = "the resident copy kernel did not start: " + backend.lastError();
+                releaseResidents();
+                return;
+            }
+        }
+    }
+
+    /** @return whether both streams' resident kernels run ({@link CudaCopyPath#RESIDENT} asked and started). */
+    boolean residentRunning()
+    {
+        return null != residents[0];
+    }
+
+    /** @return why the resident kernels do not run, when they were asked for; empty otherwise. */
+    String residentWhyNot()
+    {
+        return residentWhyNot;
+    }
+
+    /**
+     * Plan the first {@code limit} copies of a batch into its table and post it to the stream's resident kernel.
+     *
+     * @return the bytes posted, or -1 when the kernel stopped taking batches (recorded as a launch timeout).
+     */
+    long postResident(final CopyBatch batch, final int limit, final int stream)
+    {
+        final CopyPlanner planner = planners[stream];
+        planner.plan(batch, limit, hostTableBuffer[batch.index()]);
+        if (residents[stream].post(batch.index(), planner, kernelGroupThreads) < 0)
+        {
+            backend.record(CUresult.CUDA_ERROR_LAUNCH_TIMEOUT);
+            return -1;
+        }
+        launches[stream * PAD]++;
+        return planner.bytes();
+    }
+
+    /**
+     * @return the last sequence posted to a stream's resident kernel (a batch is done once {@link #residentDone}
+     *         reaches the sequence read right after posting it).
+     */
+    long residentPosted(final int stream)
+    {
+        return residents[stream].posted();
+    }
+
+    /** @return the last sequence a stream's resident kernel completed. */
+    long residentDone(final int stream)
+    {
+        return residents[stream].done();
+    }
+
+    /** @return blocks of each resident kernel's grid (0 when none runs). */
+    int residentBlocks()
+    {
+        return null == residents[0] ? 0 : residents[0].blocks();
+    }
+
+    private void releaseResidents()
+    {
+        for (int s = 0; s < STREAMS; s++)
+        {
+            if (null != residents[s])
+            {
+                residents[s].release();
+                residents[s] = null;
+            }
+        }
     }
 
     /** @return whether {@link #load} succeeded. */
@@ -242,7 +334,10 @@ final class KernelLauncher
      */
     String settings()
     {
-        return (bulk ? "bulk copies (TMA) through " + Sizes.bytes(sharedBytes) + " of shared memory a block, " :
+        final String resident = residentRunning() ? "resident: " + residentBlocks() + " blocks a stream, batches " +
+            "posted to mapped memory, " : "";
+        return resident + (bulk ? "bulk copies (TMA) through " + Sizes.bytes(sharedBytes) +
+            " of shared memory a block, " :
             bulkAsked ? "threads' copies (the bulk-copy kernel needs compute capability 9.0), " : "") +
             kernelThreads + " threads per block, " +
             (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
@@ -457,6 +552,7 @@ final class KernelLauncher
      */
     void release()
     {
+        releaseResidents();
         if (null != hostTables)
         {
             JCudaDriver.cuMemFreeHost(hostTables);

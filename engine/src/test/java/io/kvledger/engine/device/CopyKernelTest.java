@@ -56,15 +56,22 @@ class CopyKernelTest
     void shouldDeclareBothEntriesWithTheOneStructTheBackendPasses()
     {
         final String code = String.join("\n", code());
-        assertEquals(LAUNCHED_ENTRIES, entries(code),
-            "one struct parameter each: the launch header, and the header with the entries (4 KiB in all)");
+        final List<String> withResident = new ArrayList<>(LAUNCHED_ENTRIES);
+        withResident.add(ResidentCopier.ENTRY + " .param .align 8 .b8[" + ResidentCopier.PARAM_BYTES + "]");
+        assertEquals(withResident, entries(code), "one struct parameter each: the launch header, the header with " +
+            "the entries (4 KiB in all), and the resident kernel's (the launch header, then its addresses)");
         assertEquals(4096, CopyKernel.PARAM_LAUNCH_BYTES);
         assertTrue(CopyKernel.LAUNCH_BYTES <= CopyKernel.PARAM_ENTRIES_OFFSET);
-        assertEquals(18, count(code, "ld.global.cg.v4.u32"), "eight 16-byte loads in flight, then one at a time, " +
-            "in each of the two kernels");
-        assertEquals(18, count(code, "st.global.cg.v4.u32"), "and their stores");
-        assertEquals(1, count(code, "ld.global.cv.v2.u64"),
-            "a table entry, written by the host between launches, is read uncached, 16 bytes at once");
+        assertEquals(27, count(code, "ld.global.cg.v4.u32"), "eight 16-byte loads in flight, then one at a time, " +
+            "in each of the three kernels");
+        assertEquals(27, count(code, "st.global.cg.v4.u32"), "and their stores");
+        assertEquals(2, count(code, "ld.global.cv.v2.u64"), "a table entry, written by the host between launches " +
+            "(or batches, for the resident kernel), is read uncached, 16 bytes at once");
+        final String resident = code.substring(code.indexOf(".entry " + ResidentCopier.ENTRY));
+        assertEquals(4, count(resident, "membar.sys;"), "system-wide fences: after the doorbell is read, before " +
+            "a block arrives at a stage's barrier and after it, and before the batch is published done");
+        assertTrue(count(resident, "atom.add.u64") == 1 && count(resident, "nanosleep.u32") >= 3,
+            "one arrival a block at each barrier; every wait sleeps between polls");
         final Matcher stride = Pattern.compile("shl\\.b64 %rd\\d+, %rd\\d+, (\\d+);").matcher(code);
         assertTrue(stride.find(), "the entry index scaled by a shift");
         assertEquals(CopyPlanner.ENTRY_BYTES, 1 << Integer.parseInt(stride.group(1)),
@@ -107,7 +114,7 @@ class CopyKernelTest
         final String all = String.join("\n", code());
         assertEquals(count(all, "{"), count(all, "}"));
         final String[] kernels = all.split("\\.visible \\.entry ");
-        assertEquals(3, kernels.length, "the header, then two kernels");
+        assertEquals(4, kernels.length, "the header, then three kernels");
         for (int k = 1; k < kernels.length; k++)
         {
             final String code = kernels[k];

@@ -24,6 +24,8 @@ class CudaCopyPathTest
     {
         assertEquals(CudaCopyPath.KERNEL, CudaCopyPath.parse("kernel"));
         assertEquals(CudaCopyPath.DIRECT, CudaCopyPath.parse("DIRECT"));
+        assertEquals(CudaCopyPath.RESIDENT, CudaCopyPath.parse("resident"));
+        assertEquals("resident", CudaCopyPath.RESIDENT.cliName());
         assertNull(CudaCopyPath.parse("layer_first"));
         assertNull(CudaCopyPath.parse(null));
         assertEquals("direct", CudaCopyPath.DIRECT.cliName());

@@ -149,9 +149,10 @@ final class RunCommand implements Callable<Integer>
     @Option(names = "--json", description = "Print the summary as one JSON object.")
     boolean json;
 
-    @Option(names = "--io-backend", converter = CopyPathConverter.class, paramLabel = "kernel|direct",
-        description = "How --device cuda copies: one copy kernel launch per batch, or one cuMemcpyAsync per page " +
-            "(default: ${DEFAULT-VALUE}).", defaultValue = "kernel")
+    @Option(names = "--io-backend", converter = CopyPathConverter.class, paramLabel = "kernel|direct|resident",
+        description = "How --device cuda copies: one copy kernel launch per batch, one cuMemcpyAsync per page, or " +
+            "batches posted to a copy kernel left running on the GPU (default: ${DEFAULT-VALUE}).",
+        defaultValue = "kernel")
     CudaCopyPath ioBackend;
     @Option(names = "--journal-thread", negatable = true,
         description = "Append the journal on its own thread, the engine applying the next input meanwhile; " +
@@ -481,7 +482,7 @@ final class RunCommand implements Callable<Integer>
             final CudaCopyPath path = CudaCopyPath.parse(value);
             if (path == null)
             {
-                throw new TypeConversionException("unknown io backend '" + value + "' (kernel or direct)");
+                throw new TypeConversionException("unknown io backend '" + value + "' (kernel, direct or resident)");
             }
             return path;
         }

@@ -185,7 +185,7 @@ class RunAndDemoCommandTest
     void shouldFallBackToHostMemoryFromTheCudaCopyPaths(@TempDir final Path dir)
     {
         assertTrue(kvledger("run", "--io-backend", "layer", "--journal", dir.resolve("x")).failsWithOneLine()
-            .contains("unknown io backend 'layer' (kernel or direct)"));
+            .contains("unknown io backend 'layer' (kernel, direct or resident)"));
         final CliRun run = kvledger("run", "--device", "cuda", "--io-backend", "direct", "--requests", 4,
             "--prompt-tokens", 512, "--extend-tokens", 64, "--journal", dir.resolve("journal"), "--store-dir",
             dir.resolve("l3")).exits(0);
