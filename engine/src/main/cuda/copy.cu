@@ -82,6 +82,28 @@ extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLau
     copyEntry(params.launch, params.entries[index], threadIdx.x & ((1u << groupShift) - 1u), groupShift);
 }
 
+// Loads and stores of the control block in host memory at system scope: a volatile access may be served by (or
+// linger in) the GPU's L2, where the host's doorbell would be seen late and the kernel's done would reach the host
+// late.
+__device__ __forceinline__ unsigned long long loadSystem(const unsigned long long* address)
+{
+    unsigned long long value;
+    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(value) : "l"(address) : "memory");
+    return value;
+}
+
+__device__ __forceinline__ unsigned int loadSystem32(const unsigned int* address)
+{
+    unsigned int value;
+    asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(value) : "l"(address) : "memory");
+    return value;
+}
+
+__device__ __forceinline__ void storeSystem(unsigned long long* address, const unsigned long long value)
+{
+    asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(address), "l"(value) : "memory");
+}
+
 // kvledger_copy_resident: the copy kernel launched once per stream and left resident. Block 0's first thread polls
 // the host's doorbell in the control block (one PCIe read at a time, a short sleep between) and passes what it read
 // to the other blocks through device memory; every block then takes the batches one by one, in order: reads the
@@ -92,7 +114,7 @@ extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLau
 // far fewer blocks than the device holds.
 extern "C" __global__ void kvledger_copy_resident(const __grid_constant__ Resident r)
 {
-    volatile unsigned long long* control = reinterpret_cast<volatile unsigned long long*>(r.control);
+    unsigned long long* control = reinterpret_cast<unsigned long long*>(r.control);
     volatile unsigned long long* posted = reinterpret_cast<volatile unsigned long long*>(r.counters);
     unsigned long long* arrivals = reinterpret_cast<unsigned long long*>(r.counters + 8);
     __shared__ unsigned long long nextShared;
@@ -110,12 +132,12 @@ extern "C" __global__ void kvledger_copy_resident(const __grid_constant__ Reside
                 {
                     for (;;)
                     {
-                        if (control[1] != 0)
+                        if (loadSystem(control + 1) != 0)
                         {
                             next = ~0ull;
                             break;
                         }
-                        next = control[0];
+                        next = loadSystem(control);
                         if (next > seq)
                         {
                             break;
@@ -147,9 +169,9 @@ extern "C" __global__ void kvledger_copy_resident(const __grid_constant__ Reside
         seq++;
         if (threadIdx.x < RESIDENT_DESCRIPTOR_WORDS)
         {
-            const volatile unsigned int* words = reinterpret_cast<const volatile unsigned int*>(
+            const unsigned int* words = reinterpret_cast<const unsigned int*>(
                 r.control + 64 + (seq % RESIDENT_RING) * (RESIDENT_DESCRIPTOR_WORDS * 4));
-            descriptor[threadIdx.x] = words[threadIdx.x];
+            descriptor[threadIdx.x] = loadSystem32(words + threadIdx.x);
         }
         __syncthreads();
         const ulonglong2* table = reinterpret_cast<const ulonglong2*>(
@@ -185,7 +207,7 @@ extern "C" __global__ void kvledger_copy_resident(const __grid_constant__ Reside
         if (blockIdx.x == 0 && threadIdx.x == 0)
         {
             __threadfence_system();
-            control[2] = seq;
+            storeSystem(control + 2, seq);
         }
     }
 }

@@ -690,6 +690,8 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             released = true;
             JCudaDriver.cuCtxSetCurrent(context);
+            // first: freeing device memory waits for the device to be idle, which it never is while they run
+            launcher.stopResidents();
             for (int i = 0; i < events.length; i++)
             {
                 if (null != events[i])

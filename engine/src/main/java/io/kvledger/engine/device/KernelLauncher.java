@@ -303,6 +303,12 @@ final class KernelLauncher
         return null == residents[0] ? 0 : residents[0].blocks();
     }
 
+    /** Stop the resident kernels (they finish what was posted first) and free what they used; idempotent. */
+    void stopResidents()
+    {
+        releaseResidents();
+    }
+
     private void releaseResidents()
     {
         for (int s = 0; s < STREAMS; s++)
