@@ -104,62 +104,103 @@ __device__ __forceinline__ void storeSystem(unsigned long long* address, const u
     asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(address), "l"(value) : "memory");
 }
 
-// kvledger_copy_resident: the copy kernel launched once per stream and left resident. Block 0's first thread polls
-// the host's doorbell in the control block (one PCIe read at a time, a short sleep between) and passes what it read
-// to the other blocks through device memory; every block then takes the batches one by one, in order: reads the
-// descriptor, copies its share of each stage's entries (a grid-stride loop over the table, a group of threads an
-// entry), waits at a grid-wide barrier after each stage (a monotonic arrival counter), and block 0 publishes the
-// batch's sequence as done (after a system-wide fence, so the host sees every byte copied to host memory first).
-// Returns when the host sets stop. Its grid must be resident all at once (the barrier spins): the launcher asks for
-// far fewer blocks than the device holds.
+// kvledger_copy_resident: the copy kernel launched once per stream and left resident. Block 0 polls the host's
+// doorbell in the control block (one thread, one PCIe read at a time, a short sleep between); for each new batch
+// its threads read the descriptor and the batch's entries from host memory once and stage them in device memory
+// (the other blocks reading host memory themselves measured about 60 us a batch: a thousand small reads of the same
+// lines over the bus), then publish the batch's sequence there. Every block takes the batches one by one, in order:
+// copies its share of each stage's entries (a grid-stride loop, a group of threads an entry), waits at a grid-wide
+// barrier after each stage and at the end of the batch (a monotonic arrival counter), and block 0 publishes the
+// sequence as done in host memory after a system-wide fence, so the host sees every byte copied to host memory
+// first. Returns when the host sets stop. Its grid must be resident all at once (the barrier spins): the launcher
+// asks for far fewer blocks than the device holds.
+//
+// Device state (r.counters, zeroed): u64 staged (the sequence block 0 staged last; ~0 to stop), u64 arrivals, then
+// from 64 the staged descriptor (RESIDENT_DESCRIPTOR_WORDS u32), from 128 the staged entries (r.tableBytes bytes).
 extern "C" __global__ void kvledger_copy_resident(const __grid_constant__ Resident r)
 {
     unsigned long long* control = reinterpret_cast<unsigned long long*>(r.control);
-    volatile unsigned long long* posted = reinterpret_cast<volatile unsigned long long*>(r.counters);
+    volatile unsigned long long* staged = reinterpret_cast<volatile unsigned long long*>(r.counters);
     unsigned long long* arrivals = reinterpret_cast<unsigned long long*>(r.counters + 8);
+    unsigned int* stagedDescriptor = reinterpret_cast<unsigned int*>(r.counters + 64);
+    ulonglong2* stagedEntries = reinterpret_cast<ulonglong2*>(r.counters + 128);
     __shared__ unsigned long long nextShared;
     __shared__ unsigned int descriptor[RESIDENT_DESCRIPTOR_WORDS];
     unsigned long long seq = 0;
-    unsigned long long stagesDone = 0;
+    unsigned long long barriers = 0;
     for (;;)
     {
-        if (threadIdx.x == 0)
+        if (blockIdx.x == 0)
         {
-            unsigned long long next = *posted;
-            if (next <= seq)
+            if (threadIdx.x == 0)
             {
-                if (blockIdx.x == 0)
+                unsigned long long next;
+                for (;;)
                 {
-                    for (;;)
+                    if (loadSystem(control + 1) != 0)
                     {
-                        if (loadSystem(control + 1) != 0)
-                        {
-                            next = ~0ull;
-                            break;
-                        }
-                        next = loadSystem(control);
-                        if (next > seq)
-                        {
-                            break;
-                        }
-                        __nanosleep(128);
+                        next = ~0ull;
+                        break;
                     }
-                    __threadfence_system();
-                    *posted = next;
-                    __threadfence();
-                }
-                else
-                {
-                    do
+                    next = loadSystem(control);
+                    if (next > seq)
                     {
-                        __nanosleep(64);
-                        next = *posted;
+                        break;
                     }
-                    while (next <= seq);
-                    __threadfence();
+                    __nanosleep(128);
                 }
+                __threadfence_system();
+                nextShared = next;
             }
-            nextShared = next;
+            __syncthreads();
+            if (nextShared != ~0ull)
+            {
+                if (threadIdx.x < RESIDENT_DESCRIPTOR_WORDS)
+                {
+                    const unsigned int* words = reinterpret_cast<const unsigned int*>(
+                        r.control + 64 + ((seq + 1) % RESIDENT_RING) * (RESIDENT_DESCRIPTOR_WORDS * 4));
+                    descriptor[threadIdx.x] = loadSystem32(words + threadIdx.x);
+                }
+                __syncthreads();
+                const unsigned int stages = min(descriptor[1], (unsigned int)RESIDENT_STAGES);
+                const unsigned int first = descriptor[2];
+                const unsigned int last = stages == 0 ? first : descriptor[2 + 2 * stages];
+                const ulonglong2* table = reinterpret_cast<const ulonglong2*>(
+                    r.tables + (unsigned long long)descriptor[0] * r.tableBytes);
+                for (unsigned int i = first + threadIdx.x; i < last; i += blockDim.x)
+                {
+                    __stcg(stagedEntries + i, __ldcv(table + i));
+                }
+                if (threadIdx.x < RESIDENT_DESCRIPTOR_WORDS)
+                {
+                    __stcg(stagedDescriptor + threadIdx.x, descriptor[threadIdx.x]);
+                }
+                __threadfence();
+                __syncthreads();
+            }
+            if (threadIdx.x == 0)
+            {
+                *staged = nextShared == ~0ull ? ~0ull : seq + 1;
+                __threadfence();
+            }
+        }
+        else
+        {
+            if (threadIdx.x == 0)
+            {
+                unsigned long long next;
+                while ((next = *staged) <= seq)
+                {
+                    __nanosleep(64);
+                }
+                __threadfence();
+                nextShared = next;
+            }
+            __syncthreads();
+            if (nextShared != ~0ull && threadIdx.x < RESIDENT_DESCRIPTOR_WORDS)
+            {
+                descriptor[threadIdx.x] = __ldcg(stagedDescriptor + threadIdx.x);
+            }
         }
         __syncthreads();
         if (nextShared == ~0ull)
@@ -167,40 +208,37 @@ extern "C" __global__ void kvledger_copy_resident(const __grid_constant__ Reside
             return;
         }
         seq++;
-        if (threadIdx.x < RESIDENT_DESCRIPTOR_WORDS)
-        {
-            const unsigned int* words = reinterpret_cast<const unsigned int*>(
-                r.control + 64 + (seq % RESIDENT_RING) * (RESIDENT_DESCRIPTOR_WORDS * 4));
-            descriptor[threadIdx.x] = loadSystem32(words + threadIdx.x);
-        }
-        __syncthreads();
-        const ulonglong2* table = reinterpret_cast<const ulonglong2*>(
-            r.tables + (unsigned long long)descriptor[0] * r.tableBytes);
         const unsigned int stages = min(descriptor[1], (unsigned int)RESIDENT_STAGES);
         unsigned int start = descriptor[2];
-        for (unsigned int s = 0; s < stages; s++)
+        // a barrier after every stage, and one for a batch without any: block 0 must not stage the next batch over
+        // this one's entries while another block still reads them
+        const unsigned int rounds = max(stages, 1u);
+        for (unsigned int s = 0; s < rounds; s++)
         {
-            const unsigned int end = descriptor[4 + 2 * s];
-            const unsigned int shift = descriptor[5 + 2 * s];
-            const unsigned int groups = blockDim.x >> shift;
-            const unsigned int lane = threadIdx.x & ((1u << shift) - 1u);
-            for (unsigned int i = start + blockIdx.x * groups + (threadIdx.x >> shift); i < end;
-                i += gridDim.x * groups)
+            if (s < stages)
             {
-                copyEntry(r.launch, __ldcv(table + i), lane, shift);
+                const unsigned int end = descriptor[4 + 2 * s];
+                const unsigned int shift = descriptor[5 + 2 * s];
+                const unsigned int groups = blockDim.x >> shift;
+                const unsigned int lane = threadIdx.x & ((1u << shift) - 1u);
+                for (unsigned int i = start + blockIdx.x * groups + (threadIdx.x >> shift); i < end;
+                    i += gridDim.x * groups)
+                {
+                    copyEntry(r.launch, __ldcg(stagedEntries + i), lane, shift);
+                }
+                start = end;
             }
-            start = end;
-            stagesDone++;
+            barriers++;
             __syncthreads();
             if (threadIdx.x == 0)
             {
                 __threadfence_system();
                 atomicAdd(arrivals, 1ull);
-                while (*reinterpret_cast<volatile unsigned long long*>(arrivals) < stagesDone * gridDim.x)
+                while (*reinterpret_cast<volatile unsigned long long*>(arrivals) < barriers * gridDim.x)
                 {
                     __nanosleep(32);
                 }
-                __threadfence_system();
+                __threadfence();
             }
             __syncthreads();
         }

@@ -311,6 +311,14 @@ final class KernelLauncher
 
     private void releaseResidents()
     {
+        // every kernel is asked to stop before any memory is freed: a free waits for the whole device to be idle
+        for (int s = 0; s < STREAMS; s++)
+        {
+            if (null != residents[s])
+            {
+                residents[s].requestStop();
+            }
+        }
         for (int s = 0; s < STREAMS; s++)
         {
             if (null != residents[s])

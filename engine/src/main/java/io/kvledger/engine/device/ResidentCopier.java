@@ -20,8 +20,9 @@ import java.nio.ByteOrder;
  * batches from a control block in mapped pinned host memory, so posting a batch costs the host a descriptor and a
  * doorbell written to memory, not a driver call, and its completion is a sequence the kernel writes back to host
  * memory, read without a driver call either. The batch's entries are the ones a {@link CopyPlanner} wrote into the
- * batch's table region (mapped pinned memory, read by the kernel over the bus); its launch groups become stages the
- * kernel runs one after the other. Batches run one at a time, in the order posted, as on a stream.
+ * batch's table region (mapped pinned memory); the kernel's first block reads them over the bus once and stages them
+ * in device memory for the others. The plan's launch groups become stages the kernel runs one after the other.
+ * Batches run one at a time, in the order posted, as on a stream.
  * <p>
  * The kernel's grid must be resident all at once (it waits at a grid-wide barrier between stages): it takes a
  * block for every second multiprocessor, a quarter of the device's threads at most, leaving room for the other
@@ -47,6 +48,8 @@ final class ResidentCopier
     static final int DOORBELL = 0;
     static final int STOP = 8;
     static final int DONE = 16;
+    /** Where the kernel's device state stages a batch's entries (after its sequence, arrivals and descriptor). */
+    private static final int STAGING_OFFSET = 128;
     static final int RING_OFFSET = 64;
     static final int DESCRIPTOR_BYTES = 64;
     private static final int CONTROL_BYTES = RING_OFFSET + RING * DESCRIPTOR_BYTES;
@@ -119,8 +122,8 @@ final class ResidentCopier
         final CUdeviceptr counters = new CUdeviceptr();
         final CUstream stream = new CUstream();
         if (!backend.record(JCudaDriver.cuMemHostGetDevicePointer(controlMapped, control, 0)) ||
-            !backend.record(JCudaDriver.cuMemAlloc(counters, 16)) ||
-            !backend.record(JCudaDriver.cuMemsetD8(counters, (byte)0, 16)) ||
+            !backend.record(JCudaDriver.cuMemAlloc(counters, STAGING_OFFSET + tableBytes)) ||
+            !backend.record(JCudaDriver.cuMemsetD8(counters, (byte)0, STAGING_OFFSET + tableBytes)) ||
             !backend.record(JCudaDriver.cuStreamCreate(stream, CUstream_flags.CU_STREAM_NON_BLOCKING)))
         {
             JCudaDriver.cuMemFreeHost(control);
@@ -243,6 +246,20 @@ final class ResidentCopier
      * Let the kernel finish what was posted, stop it and free what it used. Waits at most about two seconds for
      * each; a kernel that does not return then is left to the context's destruction.
      */
+    /** Ask the kernel to return once everything posted is done (the first half of {@link #release}). */
+    void requestStop()
+    {
+        if (launched)
+        {
+            final long deadline = System.nanoTime() + WAIT_NS;
+            while (done() < posted && System.nanoTime() - deadline < 0)
+            {
+                Thread.onSpinWait();
+            }
+            controlBuffer.putLongVolatile(STOP, 1);
+        }
+    }
+
     void release()
     {
         if (launched)

@@ -68,8 +68,8 @@ class CopyKernelTest
         assertEquals(2, count(code, "ld.global.cv.v2.u64"), "a table entry, written by the host between launches " +
             "(or batches, for the resident kernel), is read uncached, 16 bytes at once");
         final String resident = code.substring(code.indexOf(".entry " + ResidentCopier.ENTRY));
-        assertEquals(4, count(resident, "membar.sys;"), "system-wide fences: after the doorbell is read, before " +
-            "a block arrives at a stage's barrier and after it, and before the batch is published done");
+        assertEquals(3, count(resident, "membar.sys;"), "system-wide fences: after the doorbell is read, before " +
+            "a block arrives at a barrier, and before the batch is published done");
         assertTrue(count(resident, "atom.add.u64") == 1 && count(resident, "nanosleep.u32") >= 3,
             "one arrival a block at each barrier; every wait sleeps between polls");
         final Matcher stride = Pattern.compile("shl\\.b64 %rd\\d+, %rd\\d+, (\\d+);").matcher(code);
