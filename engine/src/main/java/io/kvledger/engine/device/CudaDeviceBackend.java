@@ -316,7 +316,8 @@ public final class CudaDeviceBackend implements DeviceBackend
     /**
      * Which copy path batches take.
      *
-     * @return {@link CudaCopyPath#KERNEL} when the copy kernel is in use, else {@link CudaCopyPath#DIRECT}.
+     * @return {@link CudaCopyPath#RESIDENT} when the resident copy kernels run, {@link CudaCopyPath#KERNEL} when the
+     *         copy kernel is launched per batch, else {@link CudaCopyPath#DIRECT}.
      */
     public CudaCopyPath copyPath()
     {
