@@ -67,6 +67,7 @@ final class ResidentCopier
     private final int threads;
     private long posted;
     private boolean launched;
+    private boolean stopRequested;
 
     private ResidentCopier(final CudaDeviceBackend backend, final Pointer control, final CUdeviceptr counters,
         final CUstream stream, final int blocks, final int threads)
@@ -246,10 +247,10 @@ final class ResidentCopier
      * Let the kernel finish what was posted, stop it and free what it used. Waits at most about two seconds for
      * each; a kernel that does not return then is left to the context's destruction.
      */
-    /** Ask the kernel to return once everything posted is done (the first half of {@link #release}). */
+    /** Ask the kernel to return once everything posted is done (the first half of {@link #release}); idempotent. */
     void requestStop()
     {
-        if (launched)
+        if (launched && !stopRequested)
         {
             final long deadline = System.nanoTime() + WAIT_NS;
             while (done() < posted && System.nanoTime() - deadline < 0)
@@ -257,22 +258,23 @@ final class ResidentCopier
                 Thread.onSpinWait();
             }
             controlBuffer.putLongVolatile(STOP, 1);
+            stopRequested = true;
         }
     }
 
+    /**
+     * Let the kernel finish what was posted, stop it and free what it used. Waits at most about two seconds for
+     * each; a kernel that does not return then is left to the context's destruction.
+     */
     void release()
     {
         if (launched)
         {
+            requestStop();
             final long deadline = System.nanoTime() + WAIT_NS;
-            while (done() < posted && System.nanoTime() - deadline < 0)
-            {
-                Thread.onSpinWait();
-            }
-            controlBuffer.putLongVolatile(STOP, 1);
             int rc;
             while ((rc = JCudaDriver.cuStreamQuery(stream)) == CUresult.CUDA_ERROR_NOT_READY &&
-                System.nanoTime() - deadline < WAIT_NS)
+                System.nanoTime() - deadline < 0)
             {
                 Thread.onSpinWait();
             }
