@@ -428,6 +428,10 @@ public final class CudaDataPathBench
                     if (mode == LoadMode.RESIDENT)
                     {
                         waitForResident(backend, residentSeq);
+                        while (!backend.residentCopiesDoneNow(batch))
+                        {
+                            Thread.onSpinWait();
+                        }
                     }
                     else
                     {

@@ -97,6 +97,8 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final boolean[] eventRecorded;
     /** The resident kernel's sequence a batch completes at; 0 for a batch on a CUDA stream. */
     private final long[] residentSeq;
+    /** Resident batches per stream whose copy-engine copies are not yet seen done. */
+    private final int[] ceInFlight = new int[STREAMS];
     private final boolean[] batchOk;
     private final long[] batchBytes;
     private final CopyBatch[][] inFlight = new CopyBatch[STREAMS][];
@@ -831,11 +833,23 @@ public final class CudaDeviceBackend implements DeviceBackend
         long bytes = 0;
         if (contextOk && residentPath)
         {
-            final long moved = launcher.postResident(batch, limit, stream);
+            final int direct = launcher.planResident(batch, limit, stream);
+            // copies left to the copy engine run beside the kernel, not in its order: nothing earlier on the stream
+            // may still run when they start, and nothing later is posted before they are done
+            while (inFlightSize[stream] > 0 && (direct > 0 || ceInFlight[stream] > 0))
+            {
+                pollCompletions(stream);
+                Thread.onSpinWait();
+            }
+            final long moved = launcher.postPlannedResident(batch, stream, events[index]);
             batchOk[index] = ok && moved >= 0;
             batchBytes[index] = Math.max(0, moved);
             residentSeq[index] = moved >= 0 ? launcher.residentPosted(stream) : 0;
-            eventRecorded[index] = false;
+            eventRecorded[index] = moved >= 0 && direct > 0;
+            if (eventRecorded[index])
+            {
+                ceInFlight[stream]++;
+            }
             final CopyBatch[] ring = inFlight[stream];
             ring[(inFlightHead[stream] + inFlightSize[stream]) % ring.length] = batch;
             inFlightSize[stream]++;
@@ -959,6 +973,20 @@ public final class CudaDeviceBackend implements DeviceBackend
                 {
                     break;
                 }
+                if (eventRecorded[index])
+                {
+                    final int rc = JCudaDriver.cuEventQuery(events[index]);
+                    if (rc == CUresult.CUDA_ERROR_NOT_READY)
+                    {
+                        break;
+                    }
+                    ceInFlight[stream]--;
+                    eventRecorded[index] = false;
+                    if (!record(rc))
+                    {
+                        ok = false;
+                    }
+                }
                 residentSeq[index] = 0;
             }
             else if (eventRecorded[index])
@@ -1077,11 +1105,30 @@ public final class CudaDeviceBackend implements DeviceBackend
             throw new IllegalStateException(started ? "measurement hooks need a backend that is not started" :
                 "cuda: no resident copy kernel runs: " + copyPathNote);
         }
-        if (launcher.postResident(batch, batch.count(), stream) < 0)
+        launcher.planResident(batch, batch.count(), stream);
+        if (launcher.postPlannedResident(batch, stream, events[batch.index()]) < 0)
         {
             throw new IllegalStateException("cuda: the resident copy kernel took no batch: " + lastError());
         }
         return launcher.residentPosted(stream);
+    }
+
+    /**
+     * Whether the copy-engine copies of the last {@link #postResidentNow} of a batch are done (true when it had none;
+     * measurement hook, the caller waits for both this and the kernel's sequence).
+     *
+     * @param batch the batch posted.
+     * @return whether its event is complete.
+     */
+    boolean residentCopiesDoneNow(final CopyBatch batch)
+    {
+        final int rc = JCudaDriver.cuEventQuery(events[batch.index()]);
+        if (rc == CUresult.CUDA_ERROR_NOT_READY)
+        {
+            return false;
+        }
+        check(rc, "cuEventQuery");
+        return true;
     }
 
     /**

@@ -94,8 +94,7 @@ final class KernelLauncher
         paramTable = config.kernelParamTable();
         splitMinBytes = config.kernelSplitMinBytes();
         residentAsked = config.cudaCopyPath() == CudaCopyPath.RESIDENT;
-        // the resident kernel copies every entry itself: nothing is left to the copy engine beside it
-        splitMaxCopies = config.kernelSplitMinBytes() > 0 && !residentAsked ? config.kernelSplitMaxCopies() : 0;
+        splitMaxCopies = config.kernelSplitMinBytes() > 0 ? config.kernelSplitMaxCopies() : 0;
         splitSideStream = config.kernelSplitSideStream();
         splitAfterLaunch = splitSideStream && config.kernelSplitAfterLaunch();
         forkAlways = config.kernelForkAlways();
@@ -155,7 +154,7 @@ final class KernelLauncher
         {
             planners[s] = new CopyPlanner(slotCounts, slotBytes, kernelChunkBytes, maxCopiesPerBatch, sortByHost,
                 splitMinBytes, splitMaxCopies);
-            if (splitMaxCopies > 0 && splitSideStream)
+            if (splitMaxCopies > 0 && (splitSideStream || residentAsked))
             {
                 sideStreams[s] = new CUstream();
                 check(JCudaDriver.cuStreamCreate(sideStreams[s], CUstream_flags.CU_STREAM_NON_BLOCKING),
@@ -271,14 +270,56 @@ final class KernelLauncher
      */
     long postResident(final CopyBatch batch, final int limit, final int stream)
     {
+        planResident(batch, limit, stream);
+        return postPlannedResident(batch, stream, null);
+    }
+
+    /**
+     * Plan the first {@code limit} copies of a batch for the resident kernel.
+     *
+     * @return the copies the plan leaves to the copy engine (large ones, as beside a launch).
+     */
+    int planResident(final CopyBatch batch, final int limit, final int stream)
+    {
         final CopyPlanner planner = planners[stream];
         planner.plan(batch, limit, hostTableBuffer[batch.index()]);
+        return planner.directCount();
+    }
+
+    /**
+     * Post the plan of {@link #planResident} to the stream's resident kernel, then give the copies it left out to
+     * the copy engine on the stream's side stream, after the doorbell so they are off the kernel's path, with
+     * {@code done} recorded after them. The caller makes sure nothing earlier on the stream is still running when
+     * the plan has such copies (they would not wait for it), and that no later batch is posted before they are done.
+     *
+     * @param done event recorded on the side stream after the copy-engine copies (needed when there are any).
+     * @return the bytes posted and enqueued, or -1 when the kernel stopped taking batches or a call failed.
+     */
+    long postPlannedResident(final CopyBatch batch, final int stream, final CUevent done)
+    {
+        final CopyPlanner planner = planners[stream];
         if (residents[stream].post(batch.index(), planner, kernelGroupThreads) < 0)
         {
             backend.record(CUresult.CUDA_ERROR_LAUNCH_TIMEOUT);
             return -1;
         }
         launches[stream * PAD]++;
+        final int direct = planner.directCount();
+        if (direct > 0)
+        {
+            final CUstream side = sideStreams[stream];
+            for (int k = 0; k < direct; k++)
+            {
+                if (!backend.copySlot(batch, planner.directCopy(k), side, stream))
+                {
+                    return -1;
+                }
+            }
+            if (!backend.record(JCudaDriver.cuEventRecord(done, side)))
+            {
+                return -1;
+            }
+        }
         return planner.bytes();
     }
 
