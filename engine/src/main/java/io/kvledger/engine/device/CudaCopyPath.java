@@ -16,8 +16,10 @@ public enum CudaCopyPath
     /**
      * The copy kernel launched once per stream and left running ({@link ResidentCopier}): a batch is posted by
      * writing its descriptor and a doorbell to mapped pinned memory, and seen done by a sequence the kernel writes
-     * back, with no driver call either way. It keeps part of the GPU busy polling, so it is not the default; where
-     * it cannot start, the backend takes the kernel path.
+     * back, with no driver call either way (copies of the kernel path's split size and more still go to the copy
+     * engine beside it, one call each, after the doorbell). It keeps part of the GPU busy polling and measured no
+     * faster than the kernel path, so it is not the default; where it cannot start, the backend takes the kernel
+     * path.
      */
     RESIDENT;
 

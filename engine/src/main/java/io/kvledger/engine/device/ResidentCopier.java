@@ -22,7 +22,8 @@ import java.nio.ByteOrder;
  * memory, read without a driver call either. The batch's entries are the ones a {@link CopyPlanner} wrote into the
  * batch's table region (mapped pinned memory); the kernel's first block reads them over the bus once and stages them
  * in device memory for the others. The plan's launch groups become stages the kernel runs one after the other.
- * Batches run one at a time, in the order posted, as on a stream.
+ * Batches run one at a time, in the order posted, as on a stream. The copies a plan leaves to the copy engine are
+ * the launcher's to issue ({@link KernelLauncher#postPlannedResident}).
  * <p>
  * The kernel's grid must be resident all at once (it waits at a grid-wide barrier between stages): it takes a
  * block for every second multiprocessor, a quarter of the device's threads at most, leaving room for the other
