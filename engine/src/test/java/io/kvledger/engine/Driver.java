@@ -116,6 +116,16 @@ final class Driver
         }
     }
 
+    /** Arrive cold, be admitted alone in a pass and finish: the request's pages are cached on the device. */
+    void cached(final long request, final long seed, final int pages)
+    {
+        cold(request, seed, pages);
+        passBegin();
+        check(admit(request), ResultCode.OK);
+        passEnd();
+        check(finish(request, pages, 0, 0, 0), ResultCode.OK);
+    }
+
     void fetchFailed(final long fetchOp)
     {
         check(apply(Inputs.fetchDone(in.reset(), fetchOp, false, 0, false)), ResultCode.OK);

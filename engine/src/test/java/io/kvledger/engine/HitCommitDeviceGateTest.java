@@ -31,15 +31,6 @@ class HitCommitDeviceGateTest
             true);
     }
 
-    /** Request {@code request} recomputes {@code pages} pages of {@code seed}'s run and caches them on the device. */
-    private static void computeAndCache(final Driver d, final long request, final long seed, final int pages)
-    {
-        d.cold(request, seed, pages);
-        d.passBegin();
-        assertEquals(ResultCode.OK, d.admit(request));
-        d.passEnd();
-        assertEquals(ResultCode.OK, d.finish(request, pages, 0, 0, 0));
-    }
 
     @Test
     void shouldBeTheDefault()
@@ -58,7 +49,7 @@ class HitCommitDeviceGateTest
         final Driver d = driver(EngineConfig.DEFAULT_ADMISSION_RULES, 64);
         final long query = d.arrive(1, 5, PAGES);
         assertTrue(query > 0);
-        computeAndCache(d, 2, 5, PAGES);
+        d.cached(2, 5, PAGES);
 
         final long fetch = d.storageHit(query, PAGES, PAGES);
         assertEquals(-1, fetch, "nothing is fetched");
@@ -76,7 +67,7 @@ class HitCommitDeviceGateTest
     {
         final Driver d = driver(EngineConfig.DEFAULT_ADMISSION_RULES, 64);
         final long query = d.arrive(1, 5, PAGES);
-        computeAndCache(d, 2, 5, 3);
+        d.cached(2, 5, 3);
 
         final long fetch = d.storageHit(query, PAGES, PAGES);
         assertTrue(fetch > 0);
@@ -99,7 +90,7 @@ class HitCommitDeviceGateTest
     {
         final Driver d = driver(rules, 64);
         final long query = d.arrive(1, 5, PAGES, 2, 8, 0);
-        computeAndCache(d, 2, 5, 3);
+        d.cached(2, 5, 3);
 
         final long fetch = d.storageHit(query, PAGES, PAGES);
         assertEquals(PAGES, queuedPages(d, fetch), "journals of rules 1 to 5 replay as written");
@@ -115,7 +106,7 @@ class HitCommitDeviceGateTest
         d.storageHit(query, PAGES, PAGES);
         assertTrue(d.has(EffectType.HIT_PARKED));
 
-        computeAndCache(d, 2, 5, PAGES);
+        d.cached(2, 5, PAGES);
         assertTrue(d.engine.parkedHits() > 0, "still parked: request 3 holds the staging");
         d.passBegin();
         assertEquals(Reason.DEVICE_COVERED, d.reasonOf(EffectType.HOLD_DROPPED), "retried at the pass, declined");

@@ -23,15 +23,6 @@ class MatchMemoTest
         return d;
     }
 
-    /** Request {@code request} arrives, is admitted and finishes, caching its pages. */
-    private static void cache(final Driver d, final long request, final long seed, final int pages)
-    {
-        d.cold(request, seed, pages);
-        d.passBegin();
-        assertEquals(ResultCode.OK, d.admit(request));
-        d.passEnd();
-        assertEquals(ResultCode.OK, d.finish(request, pages, 0, 0, 0));
-    }
 
     private static long admit(final Driver d, final long request)
     {
@@ -47,7 +38,7 @@ class MatchMemoTest
     {
         final Driver d = driver();
         d.cold(2, 5, 8);
-        cache(d, 1, 5, 8);
+        d.cached(1, 5, 8);
         assertEquals(8, admit(d, 2));
     }
 
@@ -55,7 +46,7 @@ class MatchMemoTest
     void shouldSeeAnEvictionBetweenArriveAndAdmit()
     {
         final Driver d = driver();
-        cache(d, 1, 5, 8);
+        d.cached(1, 5, 8);
         d.cold(2, 5, 8);
         d.tick(Long.MAX_VALUE);
         assertTrue(d.has(EffectType.EVICTED));
@@ -66,7 +57,7 @@ class MatchMemoTest
     void shouldSeeASplitOfTheNodeTheMatchEndedIn()
     {
         final Driver d = driver();
-        cache(d, 1, 5, 8);
+        d.cached(1, 5, 8);
         d.storageHit(d.arriveSharing(2, 5, 4, 9, 8), 0, 0);
         d.storageHit(d.arriveSharing(3, 5, 6, 11, 8), 0, 0);
         d.passBegin();
