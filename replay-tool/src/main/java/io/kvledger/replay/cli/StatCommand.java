@@ -69,9 +69,9 @@ final class StatCommand implements Callable<Integer>
         {
             throw new CliException("--watch must be a number of seconds above 0 (and at most 86400), not " + watch);
         }
-        if (null != count && count < 1)
+        if (null != count)
         {
-            throw new CliException("--count must be 1 or more");
+            Flags.range("--count", count, 1, Integer.MAX_VALUE, "", "samples to print");
         }
         if (null != count && null == watch)
         {

@@ -166,7 +166,8 @@ class StatCommandTest
         assertBad("--watch must be", "stat", empty, "--watch", "-1");
         assertBad("--watch must be", "stat", empty, "--watch", "NaN");
         assertBad("'abc' is not a double", "stat", empty, "--watch", "abc");
-        assertBad("--count must be", "stat", empty, "--watch", "1", "--count", "0");
+        assertBad("--count 0 is out of range: 1 to 2,147,483,647 (samples to print)", "stat", empty, "--watch", "1",
+            "--count", "0");
         assertBad("--count needs --watch", "stat", empty, "--count", "3");
         assertBad("Missing required parameter", "stat");
         assertBad("--metrics-port must be", "run", "--metrics-port", "70000", "--journal", dir.resolve("j1"));
