@@ -209,25 +209,34 @@ final class ApplyState
      */
     int usableDevicePrefix(final int r)
     {
+        return usableDevicePrefix(r, match);
+    }
+
+    /**
+     * {@link #usableDevicePrefix(int)} with the match written into {@code into}: a flow that matches one request
+     * while another's decision holds {@link #match} (a parked hit retried inside another request's input) keeps it.
+     */
+    int usableDevicePrefix(final int r, final MatchResult into)
+    {
         final long version = tree.matchVersion();
         final int count = reusablePages(r);
         if (requests.memoValid(r, version, count))
         {
-            final int usable = requests.loadMemo(r, match);
+            final int usable = requests.loadMemo(r, into);
             if (crossCheckWalks)
             {
-                checkMemo(r, usable);
+                checkMemo(r, usable, into);
             }
             return usable;
         }
         tree.matchPages(requests.fpHi, requests.fpLo, requests.offset(r), count,
-            config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), match, requests.pathIds, requests.offset(r));
-        int usable = match.pages;
+            config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), into, requests.pathIds, requests.offset(r));
+        int usable = into.pages;
         for (final TreeComponent c : components)
         {
-            usable = Math.min(usable, c.usablePrefix(match));
+            usable = Math.min(usable, c.usablePrefix(into));
         }
-        requests.storeMemo(r, version, count, match, usable);
+        requests.storeMemo(r, version, count, into, usable);
         return usable;
     }
 
@@ -243,7 +252,7 @@ final class ApplyState
     }
 
     /** Tests only: a memo hit must equal a new match. */
-    private void checkMemo(final int r, final int usable)
+    private void checkMemo(final int r, final int usable, final MatchResult matched)
     {
         tree.match(requests.fpHi, requests.fpLo, requests.offset(r), reusablePages(r),
             config.fault(FaultSwitch.COW_FROM_LOADING_CHECKPOINT), checkMatch);
@@ -252,9 +261,9 @@ final class ApplyState
         {
             fresh = Math.min(fresh, c.usablePrefix(checkMatch));
         }
-        if (fresh != usable || checkMatch.pages != match.pages || checkMatch.node != match.node ||
-            checkMatch.nodePages != match.nodePages || checkMatch.partialNode != match.partialNode ||
-            checkMatch.mambaNode != match.mambaNode || checkMatch.mambaPages != match.mambaPages)
+        if (fresh != usable || checkMatch.pages != matched.pages || checkMatch.node != matched.node ||
+            checkMatch.nodePages != matched.nodePages || checkMatch.partialNode != matched.partialNode ||
+            checkMatch.mambaNode != matched.mambaNode || checkMatch.mambaPages != matched.mambaPages)
         {
             throw new EngineBugException(CROSS_CHECK + "match memo of request " + requests.id[r] + " at sequence " +
                 sequence + " differs from a new match");

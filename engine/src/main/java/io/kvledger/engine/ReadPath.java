@@ -40,7 +40,8 @@ final class ReadPath extends Flow
 {
     private final IndexList parked;
     private final MatchResult match;
-    private final MatchResult outerMatch = new MatchResult();
+    /** The match of a hit checked against the device, apart from {@link #match}, which another input may hold. */
+    private final MatchResult hitMatch = new MatchResult();
     private OpCompletion completion;
     private WritePath write;
 
@@ -131,7 +132,7 @@ final class ReadPath extends Flow
             effects.opQueued(ops.id[o], OpKind.QUERY, requestId, 0, reusable - usable);
             ops.advance(o, OpTable.LAUNCHED);
             counters.queries++;
-            pinPrefix(r, usable);
+            pinPrefix(r, usable, match);
         }
         return ResultCode.OK;
     }
@@ -151,17 +152,17 @@ final class ReadPath extends Flow
      * Pin the device prefix an L3 hit will be spliced onto, from its query until the request is admitted or gives
      * the hit up, as SGLang pins it by default: eviction can then never shrink the prefix under a staged hold.
      */
-    private void pinPrefix(final int r, final int usable)
+    private void pinPrefix(final int r, final int usable, final MatchResult matched)
     {
         if (usable <= 0)
         {
             return;
         }
-        int node = match.node;
-        int end = match.nodePages;
+        int node = matched.node;
+        int end = matched.nodePages;
         if (usable > end)
         {
-            node = match.partialNode;
+            node = matched.partialNode;
         }
         else
         {
@@ -257,19 +258,11 @@ final class ReadPath extends Flow
      */
     private boolean trimToDevice(final int r)
     {
-        // A parked hit is retried in the middle of other inputs (an admission that drops a hold, an ack): the match
-        // they hold in the shared result is theirs, kept across this request's match.
-        outerMatch.copyFrom(match);
-        final boolean kept = trimToDeviceMatched(r);
-        match.copyFrom(outerMatch);
-        return kept;
-    }
-
-    private boolean trimToDeviceMatched(final int r)
-    {
         final int start = requests.parkStart[r];
         final int end = start + requests.parkPages[r];
-        final int usable = state.usableDevicePrefix(r);
+        // a parked hit is retried in the middle of other inputs (an admission that drops a hold, an ack), whose
+        // decision holds the shared match: this one goes into its own
+        final int usable = state.usableDevicePrefix(r, hitMatch);
         if (usable >= end)
         {
             effects.holdDropped(requests.id[r], Reason.DEVICE_COVERED, requests.parkPages[r]);
@@ -283,7 +276,7 @@ final class ReadPath extends Flow
             // the new pin is taken before the old one goes, so the prefix is never unpinned in between
             final long previous = requests.prefixReceipt[r];
             requests.prefixReceipt[r] = NONE;
-            pinPrefix(r, usable);
+            pinPrefix(r, usable, hitMatch);
             if (previous != NONE)
             {
                 tree.release(previous);

@@ -4,15 +4,18 @@ package io.kvledger.journal;
  * Callbacks of {@link JournalReader}: one header, then one call per document in order. The records passed in
  * are reused by the reader; copy what must outlive the call. Called on the reading thread.
  */
+@FunctionalInterface
 public interface JournalListener
 {
     /**
-     * The journal's header document.
+     * The journal's header document; nothing by default, for a listener that wants the documents only.
      *
      * @param header   decoded header.
      * @param position where it was read.
      */
-    void onHeader(JournalHeader header, JournalPosition position);
+    default void onHeader(JournalHeader header, JournalPosition position)
+    {
+    }
 
     /**
      * One document: an input, the result code of applying it and the effects it caused, in order.

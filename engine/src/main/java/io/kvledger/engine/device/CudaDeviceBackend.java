@@ -850,9 +850,7 @@ public final class CudaDeviceBackend implements DeviceBackend
             {
                 ceInFlight[stream]++;
             }
-            final CopyBatch[] ring = inFlight[stream];
-            ring[(inFlightHead[stream] + inFlightSize[stream]) % ring.length] = batch;
-            inFlightSize[stream]++;
+            track(batch, stream);
             return;
         }
         if (contextOk)
@@ -880,7 +878,12 @@ public final class CudaDeviceBackend implements DeviceBackend
                 record(JCudaDriver.cuStreamSynchronize(cuStream));
             }
         }
+        track(batch, stream);
+    }
 
+    /** Put an issued batch at the tail of its stream's in-flight ring, where {@link #pollCompletions} finds it. */
+    private void track(final CopyBatch batch, final int stream)
+    {
         final CopyBatch[] ring = inFlight[stream];
         ring[(inFlightHead[stream] + inFlightSize[stream]) % ring.length] = batch;
         inFlightSize[stream]++;
@@ -967,29 +970,12 @@ public final class CudaDeviceBackend implements DeviceBackend
             final CopyBatch batch = ring[inFlightHead[stream]];
             final int index = batch.index();
             boolean ok = batchOk[index];
-            if (residentSeq[index] > 0)
+            // a resident batch is done when its kernel says so and its copy-engine copies (if any) are
+            if (residentSeq[index] > 0 && launcher.residentDone(stream) < residentSeq[index])
             {
-                if (launcher.residentDone(stream) < residentSeq[index])
-                {
-                    break;
-                }
-                if (eventRecorded[index])
-                {
-                    final int rc = JCudaDriver.cuEventQuery(events[index]);
-                    if (rc == CUresult.CUDA_ERROR_NOT_READY)
-                    {
-                        break;
-                    }
-                    ceInFlight[stream]--;
-                    eventRecorded[index] = false;
-                    if (!record(rc))
-                    {
-                        ok = false;
-                    }
-                }
-                residentSeq[index] = 0;
+                break;
             }
-            else if (eventRecorded[index])
+            if (eventRecorded[index])
             {
                 final int rc = JCudaDriver.cuEventQuery(events[index]);
                 if (rc == CUresult.CUDA_ERROR_NOT_READY)
@@ -999,6 +985,10 @@ public final class CudaDeviceBackend implements DeviceBackend
                 if (!record(rc))
                 {
                     ok = false;
+                }
+                if (residentSeq[index] > 0)
+                {
+                    ceInFlight[stream]--;
                 }
             }
 

@@ -245,7 +245,7 @@ final class KernelLauncher
             if (null == residents[s])
             {
                 residentWhyNot = "the resident copy kernel did not start: " + backend.lastError();
-                releaseResidents();
+                stopResidents();
                 return;
             }
         }
@@ -261,17 +261,6 @@ final class KernelLauncher
     String residentWhyNot()
     {
         return residentWhyNot;
-    }
-
-    /**
-     * Plan the first {@code limit} copies of a batch into its table and post it to the stream's resident kernel.
-     *
-     * @return the bytes posted, or -1 when the kernel stopped taking batches (recorded as a launch timeout).
-     */
-    long postResident(final CopyBatch batch, final int limit, final int stream)
-    {
-        planResident(batch, limit, stream);
-        return postPlannedResident(batch, stream, null);
     }
 
     /**
@@ -305,22 +294,7 @@ final class KernelLauncher
         }
         launches[stream * PAD]++;
         final int direct = planner.directCount();
-        if (direct > 0)
-        {
-            final CUstream side = sideStreams[stream];
-            for (int k = 0; k < direct; k++)
-            {
-                if (!backend.copySlot(batch, planner.directCopy(k), side, stream))
-                {
-                    return -1;
-                }
-            }
-            if (!backend.record(JCudaDriver.cuEventRecord(done, side)))
-            {
-                return -1;
-            }
-        }
-        return planner.bytes();
+        return direct > 0 && !enqueueSide(batch, stream, direct, done) ? -1 : planner.bytes();
     }
 
     /**
@@ -346,11 +320,6 @@ final class KernelLauncher
 
     /** Stop the resident kernels (they finish what was posted first) and free what they used; idempotent. */
     void stopResidents()
-    {
-        releaseResidents();
-    }
-
-    private void releaseResidents()
     {
         // every kernel is asked to stop before any memory is freed: a free waits for the whole device to be idle
         for (int s = 0; s < STREAMS; s++)
@@ -559,6 +528,12 @@ final class KernelLauncher
      */
     private boolean enqueueSide(final CopyBatch batch, final int stream, final int direct)
     {
+        return enqueueSide(batch, stream, direct, joinEvents[stream]);
+    }
+
+    /** The plan's copy-engine copies on the stream's side stream, then {@code done} recorded there. */
+    private boolean enqueueSide(final CopyBatch batch, final int stream, final int direct, final CUevent done)
+    {
         final CopyPlanner planner = planners[stream];
         final CUstream side = sideStreams[stream];
         for (int k = 0; k < direct; k++)
@@ -568,7 +543,7 @@ final class KernelLauncher
                 return false;
             }
         }
-        return backend.record(JCudaDriver.cuEventRecord(joinEvents[stream], side));
+        return backend.record(JCudaDriver.cuEventRecord(done, side));
     }
 
     /**
@@ -607,7 +582,7 @@ final class KernelLauncher
      */
     void release()
     {
-        releaseResidents();
+        stopResidents();
         if (null != hostTables)
         {
             JCudaDriver.cuMemFreeHost(hostTables);

@@ -32,20 +32,4 @@ public final class MatchResult
         mambaPages = 0;
         existingPages = 0;
     }
-
-    /**
-     * Become a copy of another result.
-     *
-     * @param other the result copied.
-     */
-    public void copyFrom(final MatchResult other)
-    {
-        pages = other.pages;
-        node = other.node;
-        nodePages = other.nodePages;
-        partialNode = other.partialNode;
-        mambaNode = other.mambaNode;
-        mambaPages = other.mambaPages;
-        existingPages = other.existingPages;
-    }
 }

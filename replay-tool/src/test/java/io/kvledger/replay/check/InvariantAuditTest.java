@@ -91,21 +91,7 @@ class InvariantAuditTest
         final Path journal = dir.resolve(name);
         try (JournalWriter writer = JournalWriter.open(journal, f.header, false))
         {
-            f.feed(new io.kvledger.journal.JournalListener()
-            {
-                @Override
-                public void onHeader(final io.kvledger.journal.JournalHeader header,
-                    final io.kvledger.journal.JournalPosition position)
-                {
-                }
-
-                @Override
-                public void onDocument(final io.kvledger.journal.InputRecord input, final int resultCode,
-                    final io.kvledger.journal.EffectList effects, final io.kvledger.journal.JournalPosition position)
-                {
-                    writer.append(input, resultCode, effects);
-                }
-            });
+            f.feed((input, resultCode, effects, position) -> writer.append(input, resultCode, effects));
         }
         return journal;
     }

@@ -168,21 +168,7 @@ class ReplayPipelineTest
     private static long documents(final Path journal)
     {
         final long[] count = new long[1];
-        read(journal, new io.kvledger.journal.JournalListener()
-        {
-            @Override
-            public void onHeader(final io.kvledger.journal.JournalHeader header,
-                final io.kvledger.journal.JournalPosition position)
-            {
-            }
-
-            @Override
-            public void onDocument(final io.kvledger.journal.InputRecord input, final int resultCode,
-                final io.kvledger.journal.EffectList effects, final io.kvledger.journal.JournalPosition position)
-            {
-                count[0]++;
-            }
-        });
+        read(journal, (input, resultCode, effects, position) -> count[0]++);
         return count[0];
     }
 
