@@ -3,7 +3,6 @@
 # driver compiles the PTX at load time). Each PTX ISA version is lowered to the lowest its instructions need, so
 # older drivers accept it, and ptxas checks the result for the GPUs named.
 #   copy.cu      -> copy.ptx:      compute_75, PTX 7.5 (CUDA 11.5 drivers on), checked for sm_75 and sm_90
-#   copy.cu      -> copy_sm80.ptx: compute_80, PTX 7.5, checked for sm_80 and sm_90 (256-byte L2 fetches: WIDE_FETCH)
 #   copy_bulk.cu -> copy_bulk.ptx: compute_90, PTX 8.0 (the first with cp.async.bulk and mbarrier expect_tx), sm_90
 # Run from the repository root: bash scripts/gen-copy-ptx.sh
 set -e
@@ -27,5 +26,4 @@ gen() {
 }
 
 gen engine/src/main/cuda/copy.cu "$RES/copy.ptx" compute_75 7.5 sm_75 sm_90
-gen engine/src/main/cuda/copy.cu "$RES/copy_sm80.ptx" compute_80 7.5 sm_80 sm_90
 gen engine/src/main/cuda/copy_bulk.cu "$RES/copy_bulk.ptx" compute_90 8.0 sm_90

@@ -20,32 +20,8 @@
 
 #include "launch.cuh"
 
-// A 16-byte load cached in L2 only. With Wide, the load asks L2 to fetch the 256-byte block around it at once
-// (ld.global.cg.L2::256B, PTX 7.4, sm_80 on): from host memory mapped over PCIe, fewer and larger read requests
-// than the 32- to 128-byte ones a plain load makes, so less of the link goes to packet headers. copy.ptx is built
-// for compute_75 without it; copy_sm80.ptx, from the same source for compute_80, has it (WIDE_FETCH).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-#define WIDE_FETCH true
-#else
-#define WIDE_FETCH false
-#endif
-
-template <bool Wide>
-__device__ __forceinline__ uint4 loadWord(const uint4* address)
-{
-    if (Wide)
-    {
-        uint4 v;
-        asm volatile("ld.global.cg.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(address));
-        return v;
-    }
-    return __ldcg(address);
-}
-
 // One group's share of an entry: each thread keeps eight 16-byte loads in flight, then moves what is left one word
 // at a time.
-template <bool Wide>
 __device__ __forceinline__ void copyWords(
     const uint4* src, uint4* dst, const unsigned int words, const unsigned int lane, const unsigned int groupThreads)
 {
@@ -56,7 +32,7 @@ __device__ __forceinline__ void copyWords(
 #pragma unroll
         for (int k = 0; k < 8; k++)
         {
-            v[k] = loadWord<Wide>(src + i + k * groupThreads);
+            v[k] = __ldcg(src + i + k * groupThreads);
         }
 #pragma unroll
         for (int k = 0; k < 8; k++)
@@ -66,23 +42,21 @@ __device__ __forceinline__ void copyWords(
     }
     for (; i < words; i += groupThreads)
     {
-        __stcg(dst + i, loadWord<Wide>(src + i));
+        __stcg(dst + i, __ldcg(src + i));
     }
 }
 
 // Copy one entry with the threads of a group.
-template <bool Wide>
 __device__ __forceinline__ void copyEntry(
     const Launch& launch, const ulonglong2 e, const unsigned int lane, const unsigned int groupShift)
 {
     const unsigned long long offsetMask = (1ull << 48) - 1ull;
-    copyWords<Wide>(reinterpret_cast<const uint4*>(launch.base[(e.x >> 48) & 3u] + (e.x & offsetMask)),
+    copyWords(reinterpret_cast<const uint4*>(launch.base[(e.x >> 48) & 3u] + (e.x & offsetMask)),
         reinterpret_cast<uint4*>(launch.base[(e.x >> 50) & 3u] + (e.y & offsetMask)),
         (unsigned int)(e.y >> 48) + 1u, lane, 1u << groupShift);
 }
 
-template <bool Wide>
-__device__ __forceinline__ void copyTable(const Launch& launch)
+extern "C" __global__ void kvledger_copy(const __grid_constant__ Launch launch)
 {
     const unsigned int groupShift = launch.groupShift;
     const unsigned int index = blockIdx.x * (blockDim.x >> groupShift) + (threadIdx.x >> groupShift);
@@ -93,11 +67,10 @@ __device__ __forceinline__ void copyTable(const Launch& launch)
 
     // the table is written by the host between launches: read it past the caches
     const ulonglong2 e = __ldcv(reinterpret_cast<const ulonglong2*>(launch.table) + launch.first + index);
-    copyEntry<Wide>(launch, e, threadIdx.x & ((1u << groupShift) - 1u), groupShift);
+    copyEntry(launch, e, threadIdx.x & ((1u << groupShift) - 1u), groupShift);
 }
 
-template <bool Wide>
-__device__ __forceinline__ void copyParams(const ParamLaunch& params)
+extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLaunch params)
 {
     const unsigned int groupShift = params.launch.groupShift;
     const unsigned int index = blockIdx.x * (blockDim.x >> groupShift) + (threadIdx.x >> groupShift);
@@ -106,17 +79,7 @@ __device__ __forceinline__ void copyParams(const ParamLaunch& params)
         return;
     }
 
-    copyEntry<Wide>(params.launch, params.entries[index], threadIdx.x & ((1u << groupShift) - 1u), groupShift);
-}
-
-extern "C" __global__ void kvledger_copy(const __grid_constant__ Launch launch)
-{
-    copyTable<WIDE_FETCH>(launch);
-}
-
-extern "C" __global__ void kvledger_copy_params(const __grid_constant__ ParamLaunch params)
-{
-    copyParams<WIDE_FETCH>(params);
+    copyEntry(params.launch, params.entries[index], threadIdx.x & ((1u << groupShift) - 1u), groupShift);
 }
 
 // Loads and stores of the control block in host memory at system scope: a volatile access may be served by (or
@@ -261,7 +224,7 @@ extern "C" __global__ void kvledger_copy_resident(const __grid_constant__ Reside
                 for (unsigned int i = start + blockIdx.x * groups + (threadIdx.x >> shift); i < end;
                     i += gridDim.x * groups)
                 {
-                    copyEntry<WIDE_FETCH>(r.launch, __ldcg(stagedEntries + i), lane, shift);
+                    copyEntry(r.launch, __ldcg(stagedEntries + i), lane, shift);
                 }
                 start = end;
             }

@@ -28,11 +28,6 @@ public final class CopyKernel
      * of {@link #bulkSharedBytes}.
      */
     public static final String RESOURCE_BULK = "copy_bulk.ptx";
-    /**
-     * Resource of the threads' kernels built for compute capability 8.0 and later from the same source, their loads
-     * asking L2 for 256-byte blocks ({@code WIDE_FETCH} in {@code copy.cu}).
-     */
-    public static final String RESOURCE_WIDE = "copy_sm80.ptx";
     /** Name of the kernel's entry point. */
     public static final String ENTRY = "kvledger_copy";
     /** Name of the kernel that takes its entries in its launch parameters. */
@@ -87,7 +82,7 @@ public final class CopyKernel
     /**
      * The PTX text of a resource next to this class.
      *
-     * @param resource {@link #RESOURCE}, {@link #RESOURCE_WIDE} or {@link #RESOURCE_BULK}.
+     * @param resource {@link #RESOURCE} or {@link #RESOURCE_BULK}.
      * @return the whole resource as ASCII text.
      * @throws IllegalStateException when the resource is missing or unreadable.
      */
@@ -112,7 +107,7 @@ public final class CopyKernel
     /**
      * The PTX of a resource as the NUL-terminated image {@code cuModuleLoadData} takes.
      *
-     * @param resource {@link #RESOURCE}, {@link #RESOURCE_WIDE} or {@link #RESOURCE_BULK}.
+     * @param resource {@link #RESOURCE} or {@link #RESOURCE_BULK}.
      * @return ASCII bytes followed by one zero byte.
      */
     static byte[] image(final String resource)

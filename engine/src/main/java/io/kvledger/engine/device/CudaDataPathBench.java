@@ -133,13 +133,6 @@ public final class CudaDataPathBench
                 out.flush();
             }
         }
-        out.println("the kernel asking L2 for 256-byte blocks (DeviceConfig.kernelWideFetch; compute capability 8.0 " +
-            "and later, else as above)");
-        for (final int pageBytes : PAGE_SIZES)
-        {
-            pageSize(pageBytes, " wide", c -> c.kernelWideFetch(true), false, false, false);
-            out.flush();
-        }
         out.println("the same with sequential slot ids (slot i to slot i): where the scattered cost comes from");
         for (final int pageBytes : new int[]{ 4 << 10, 64 << 10 })
         {
@@ -325,16 +318,6 @@ public final class CudaDataPathBench
             best = Math.min(best, prBenchLoad("bulk, no split", c -> c.kernelBulk(true).kernelSplitMinBytes(0),
                 LoadMode.KERNEL));
         }
-        // 256-byte L2 fetches (chosen, not the default), alternated with the default so that a drift shows as such
-        double wide = Double.MAX_VALUE;
-        for (int round = 0; round < 3; round++)
-        {
-            wide = Math.min(wide, prBenchLoad("kernel, 256 B fetches", c -> c.kernelWideFetch(true),
-                LoadMode.KERNEL));
-            prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
-        }
-        wide = Math.min(wide, prBenchLoad("resident, 256 B fetches",
-            c -> c.kernelWideFetch(true).cudaCopyPath(CudaCopyPath.RESIDENT), LoadMode.RESIDENT));
         // the resident kernel (chosen, not the default), alternated with the default so that a drift shows as such
         double resident = Double.MAX_VALUE;
         for (int round = 0; round < 3; round++)
@@ -350,9 +333,9 @@ public final class CudaDataPathBench
             goalsMissed++;
         }
         out.printf(Locale.ROOT, "pr-bench load goal <= %.0f us: default settings p50 %.1f us (%s; again: %.1f us), " +
-            "best p50 %.1f us; resident kernel best p50 %.1f us (%s); 256 B fetches best p50 %.1f us (%s)%n",
-            GOAL_LOAD_US, defaultShape, defaultShape <= GOAL_LOAD_US ? "met" : "MISSED", again, best, resident,
-            resident <= GOAL_LOAD_US ? "met" : "missed", wide, wide <= GOAL_LOAD_US ? "met" : "missed");
+            "best p50 %.1f us; resident kernel best p50 %.1f us (%s)%n", GOAL_LOAD_US, defaultShape,
+            defaultShape <= GOAL_LOAD_US ? "met" : "MISSED", again, best, resident,
+            resident <= GOAL_LOAD_US ? "met" : "missed");
         submitToCallback();
     }
 

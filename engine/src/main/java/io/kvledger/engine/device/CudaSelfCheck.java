@@ -61,11 +61,8 @@ public final class CudaSelfCheck
 
         for (final CudaCopyPath path : CudaCopyPath.values())
         {
-            checkBackend(path, false);
+            checkBackend(path);
         }
-        // the kernels built for compute capability 8.0 on, with 256-byte L2 fetches (DeviceConfig.kernelWideFetch)
-        checkBackend(CudaCopyPath.KERNEL, true);
-        checkBackend(CudaCopyPath.RESIDENT, true);
 
         try
         {
@@ -80,12 +77,12 @@ public final class CudaSelfCheck
         return failures == 0 ? 0 : 1;
     }
 
-    private void checkBackend(final CudaCopyPath path, final boolean wideFetch)
+    private void checkBackend(final CudaCopyPath path)
     {
         final DeviceConfig config = new DeviceConfig()
             .deviceKvPages(256).hostKvPages(256).kvPageBytes(32 * 1024)
             .deviceMambaSlots(8).hostMambaSlots(8).mambaStateBytes(256 * 1024)
-            .batchCount(64).maxCopiesPerBatch(256).cudaCopyPath(path).kernelWideFetch(wideFetch);
+            .batchCount(64).maxCopiesPerBatch(256).cudaCopyPath(path);
         final Completions completions = new Completions(4096);
         try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
         {

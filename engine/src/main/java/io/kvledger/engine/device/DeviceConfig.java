@@ -63,7 +63,6 @@ public final class DeviceConfig
     private boolean kernelSplitSideStream = true;
     private boolean kernelSplitAfterLaunch;
     private boolean kernelBulk;
-    private boolean kernelWideFetch = Boolean.getBoolean("kvledger.cuda.wideFetch");
     private boolean kernelForkAlways;
 
     /**
@@ -725,31 +724,6 @@ public final class DeviceConfig
     }
 
     /**
-     * Whether the threads' copy kernel asks L2 for 256-byte blocks of the memory it reads
-     * ({@code ld.global.cg.L2::256B}, {@code copy_sm80.ptx}, built for compute capability 8.0 and later; older GPUs
-     * load {@code copy.ptx} without it): a read of mapped host memory then crosses PCIe in fewer, larger requests.
-     * Default false unless the system property {@code kvledger.cuda.wideFetch} is true.
-     *
-     * @return true for 256-byte L2 fetches.
-     */
-    public boolean kernelWideFetch()
-    {
-        return kernelWideFetch;
-    }
-
-    /**
-     * Choose 256-byte L2 fetches in the threads' copy kernel where the GPU has them.
-     *
-     * @param kernelWideFetch true for 256-byte fetches.
-     * @return this for a fluent style.
-     */
-    public DeviceConfig kernelWideFetch(final boolean kernelWideFetch)
-    {
-        this.kernelWideFetch = kernelWideFetch;
-        return this;
-    }
-
-    /**
      * Whether a split batch's side stream is ordered after the batch stream's earlier work by a fork event even when
      * that stream is idle. By default the fork (an event recorded on the stream and waited on by the side stream, two
      * driver calls) is left out when every batch issued on the stream before has been seen complete: the side stream
@@ -881,7 +855,6 @@ public final class DeviceConfig
             ", kernelSplitSideStream=" + kernelSplitSideStream +
             ", kernelSplitAfterLaunch=" + kernelSplitAfterLaunch +
             ", kernelBulk=" + kernelBulk +
-            ", kernelWideFetch=" + kernelWideFetch +
             ", kernelForkAlways=" + kernelForkAlways +
             '}';
     }

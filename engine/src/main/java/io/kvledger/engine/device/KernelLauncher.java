@@ -50,12 +50,10 @@ final class KernelLauncher
     private final boolean splitAfterLaunch;
     private final boolean forkAlways;
     private final boolean bulkAsked;
-    private final boolean wideAsked;
     private final boolean residentAsked;
     private final ResidentCopier[] residents = new ResidentCopier[STREAMS];
     private String residentWhyNot = "";
     private boolean bulk;
-    private boolean wide;
     private int sharedBytes;
     private final CUstream[] sideStreams = new CUstream[STREAMS];
     private final CUevent[] forkEvents = new CUevent[STREAMS];
@@ -101,7 +99,6 @@ final class KernelLauncher
         splitAfterLaunch = splitSideStream && config.kernelSplitAfterLaunch();
         forkAlways = config.kernelForkAlways();
         bulkAsked = config.kernelBulk() && !residentAsked;
-        wideAsked = config.kernelWideFetch();
     }
 
     /**
@@ -128,9 +125,8 @@ final class KernelLauncher
         bulk = bulkAsked && backend.computeCapabilityMajor() >= 9;
         sharedBytes = bulk ? CopyKernel.bulkSharedBytes(kernelThreads) : 0;
         final CUmodule m = new CUmodule();
-        wide = !bulk && wideAsked && backend.computeCapabilityMajor() >= 8;
         final int rc = JCudaDriver.cuModuleLoadData(m, CopyKernel.image(bulk ? CopyKernel.RESOURCE_BULK :
-            wide ? CopyKernel.RESOURCE_WIDE : CopyKernel.RESOURCE));
+            CopyKernel.RESOURCE));
         if (rc != CUresult.CUDA_SUCCESS)
         {
             why = "the copy kernel did not load: " + CUresult.stringFor(rc);
@@ -367,8 +363,6 @@ final class KernelLauncher
         return resident + (bulk ? "bulk copies (TMA) through " + Sizes.bytes(sharedBytes) +
             " of shared memory a block, " :
             bulkAsked ? "threads' copies (the bulk-copy kernel needs compute capability 9.0), " : "") +
-            (wide ? "256-byte L2 fetches, " : wideAsked && !bulk ? "32- to 128-byte fetches (256-byte ones need " +
-            "compute capability 8.0), " : "") +
             kernelThreads + " threads per block, " +
             (kernelGroupThreads == 0 ? "threads per entry by entry size" : kernelGroupThreads + " threads per entry") +
             ", chunks of " + Sizes.bytes(kernelChunkBytes) + ", " +

@@ -159,22 +159,6 @@ class CopyKernelTest
         assertEquals(labels, targets);
     }
 
-    @Test
-    void shouldBuildTheWideFetchModuleFromTheSameSourceForComputeCapability8()
-    {
-        final List<String> wide = code(CopyKernel.ptx(CopyKernel.RESOURCE_WIDE));
-        assertTrue(wide.containsAll(List.of(".version 7.5", ".target sm_80")),
-            "PTX 7.5 for sm_80: " + wide.subList(0, 3));
-        final String code = String.join("\n", wide);
-        final List<String> withResident = new ArrayList<>(LAUNCHED_ENTRIES);
-        withResident.add(ResidentCopier.ENTRY + " .param .align 8 .b8[" + ResidentCopier.PARAM_BYTES + "]");
-        assertEquals(withResident, entries(code), "the same entries and parameters as copy.ptx");
-        assertEquals(27, count(code, "ld.global.cg.L2::256B.v4.u32"), "every data load asks for a 256-byte block");
-        assertEquals(0, count(code, "ld.global.cg.v4.u32"), "and none without");
-        assertEquals(27, count(code, "st.global.cg.v4.u32"), "the stores as in copy.ptx");
-        assertEquals(0, count(String.join("\n", code()), "L2::256B"), "copy.ptx, for sm_75, has none");
-    }
-
     /** Each entry the backend launches with its one parameter as PTX declares it, in the module's order. */
     private static final List<String> LAUNCHED_ENTRIES = List.of(
         CopyKernel.ENTRY + " .param .align 8 .b8[" + CopyKernel.LAUNCH_BYTES + "]",
@@ -196,13 +180,8 @@ class CopyKernelTest
     /** The PTX without comments and blank lines, each line trimmed. */
     private static List<String> code()
     {
-        return code(PTX);
-    }
-
-    private static List<String> code(final String ptx)
-    {
         final List<String> lines = new ArrayList<>();
-        for (final String raw : ptx.split("\n"))
+        for (final String raw : PTX.split("\n"))
         {
             final int comment = raw.indexOf("//");
             final String line = (comment < 0 ? raw : raw.substring(0, comment)).trim();
