@@ -12,12 +12,14 @@ echo "| switch | caught as (of the first 40 seeds) | first seed (from 1) | shrun
 echo "|---|---|---|---|"
 for f in $switches; do
   found=$("$K" explore --seeds 40 --keep-going --record 0 --fault "$f" --out "$OUT/$f" 2>/dev/null || true)
-  first=$(echo "$found" | grep "^seed " | grep -v "| clean$" | head -1 | awk '{print $2}')
-  summary=$(echo "$found" | tail -1 | sed 's/.*found //')
+  # awk reads all of its input (no early exit, no head): under pipefail a writer cut off by SIGPIPE, or a grep that
+  # matches nothing, would end the script at that switch
+  first=$(printf '%s\n' "$found" | awk '/^seed / && !/\| clean$/ && first == "" {first = $2} END {print first}')
+  summary=$(printf '%s\n' "$found" | awk 'NF {last = $0} END {sub(/.*found /, "", last); print last}')
   shrink=""
   if [ -n "$first" ]; then
     shrink=$("$K" explore --first-seed "$first" --seeds 1 --fault "$f" --out "$OUT/$f-first" 2>/dev/null |
-      grep -m1 "shrunk:" | sed 's/ (.*//; s/.*shrunk: //' || true)
+      awk '/shrunk:/ && s == "" {s = $0; sub(/ \(.*/, "", s); sub(/.*shrunk: /, "", s)} END {print s}' || true)
   fi
   echo "| \`$f\` | $summary | ${first:-none} | ${shrink:-} |"
 done
