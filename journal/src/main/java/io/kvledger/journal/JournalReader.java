@@ -1239,10 +1239,6 @@ public final class JournalReader implements AutoCloseable
     {
         static final NoOpListener INSTANCE = new NoOpListener();
 
-        public void onHeader(final JournalHeader header, final JournalPosition position)
-        {
-        }
-
         public void onDocument(
             final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
         {

@@ -64,10 +64,6 @@ class JournalCorruptionIT
         final java.util.Set<Long> chronicleDocuments = new java.util.HashSet<>();
         JournalReader.open(original).read(new JournalListener()
         {
-            public void onHeader(final JournalHeader read, final JournalPosition position)
-            {
-            }
-
             public void onDocument(final InputRecord input, final int resultCode, final EffectList effects,
                 final JournalPosition position)
             {

@@ -258,10 +258,6 @@ class JournalLostTailTest
             this.chronicleDocuments = chronicleDocuments;
         }
 
-        public void onHeader(final JournalHeader header, final JournalPosition position)
-        {
-        }
-
         public void onDocument(
             final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
         {

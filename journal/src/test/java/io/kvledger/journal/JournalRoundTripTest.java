@@ -156,10 +156,6 @@ class JournalRoundTripTest
         final int[] seen = new int[1];
         final ReadOutcome outcome = JournalReader.open(dir).read(new JournalListener()
         {
-            public void onHeader(final JournalHeader header, final JournalPosition position)
-            {
-            }
-
             public void onDocument(
                 final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
             {

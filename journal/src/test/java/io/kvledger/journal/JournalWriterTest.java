@@ -250,10 +250,6 @@ class JournalWriterTest
 
     static class CountingListener implements JournalListener
     {
-        public void onHeader(final JournalHeader header, final JournalPosition position)
-        {
-        }
-
         public void onDocument(
             final InputRecord input, final int resultCode, final EffectList effects, final JournalPosition position)
         {

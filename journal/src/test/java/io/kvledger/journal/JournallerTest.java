@@ -141,10 +141,6 @@ class JournallerTest
             final List<InputRecord> read = new ArrayList<>();
             JournalReader.open(dir).read(new JournalListener()
             {
-                public void onHeader(final JournalHeader header, final JournalPosition position)
-                {
-                }
-
                 public void onDocument(final InputRecord input, final int resultCode, final EffectList list,
                     final JournalPosition position)
                 {
@@ -248,10 +244,6 @@ class JournallerTest
         final List<String> out = new ArrayList<>();
         final ReadOutcome outcome = JournalReader.open(dir).read(new JournalListener()
         {
-            public void onHeader(final JournalHeader header, final JournalPosition position)
-            {
-            }
-
             public void onDocument(final InputRecord input, final int resultCode, final EffectList effects,
                 final JournalPosition position)
             {

@@ -227,11 +227,6 @@ final class CliJournals
         final ReadOutcome clean = JournalReader.open(to).read(new JournalListener()
         {
             @Override
-            public void onHeader(final JournalHeader header, final JournalPosition position)
-            {
-            }
-
-            @Override
             public void onDocument(final InputRecord input, final int resultCode, final EffectList effects,
                 final JournalPosition position)
             {

@@ -5,7 +5,6 @@ import io.kvledger.engine.EngineConfig;
 import io.kvledger.engine.sim.WorkloadOptions;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.InputRecord;
-import io.kvledger.journal.JournalHeader;
 import io.kvledger.journal.JournalListener;
 import io.kvledger.journal.JournalPosition;
 import io.kvledger.journal.JournalPrinter;
@@ -250,11 +249,6 @@ class CompareCommandTest
         {
             reader.read(new JournalListener()
             {
-                @Override
-                public void onHeader(final JournalHeader header, final JournalPosition position)
-                {
-                }
-
                 @Override
                 public void onDocument(final InputRecord input, final int resultCode, final EffectList effects,
                     final JournalPosition position)

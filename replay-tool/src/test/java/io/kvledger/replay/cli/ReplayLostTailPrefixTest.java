@@ -140,11 +140,6 @@ class ReplayLostTailPrefixTest
     private static final class Counter implements JournalListener
     {
         @Override
-        public void onHeader(final JournalHeader header, final JournalPosition position)
-        {
-        }
-
-        @Override
         public void onDocument(final InputRecord input, final int resultCode, final EffectList effects,
             final JournalPosition position)
         {
