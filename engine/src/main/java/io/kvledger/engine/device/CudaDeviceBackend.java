@@ -66,11 +66,11 @@ import java.util.concurrent.locks.LockSupport;
 public final class CudaDeviceBackend implements DeviceBackend
 {
     /** Stream of host-to-device loads. */
-    static final int LOAD_STREAM = 0;
+    static final int LOAD_STREAM = CopyStreams.LOAD_STREAM;
     /** Stream of device-local copies (copy-on-write) and device-to-host backups. */
-    static final int COMPUTE_STREAM = 1;
+    static final int COMPUTE_STREAM = CopyStreams.COMPUTE_STREAM;
 
-    static final int STREAMS = 2;
+    static final int STREAMS = CopyStreams.STREAMS;
     private static final int POOLS = 4;
     static final int PAD = 8;
     private static final int HUGE_PAGE = 2 << 20;
@@ -104,20 +104,14 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final CopyBatch[][] inFlight = new CopyBatch[STREAMS][];
     private final int[] inFlightHead = new int[STREAMS];
     private final int[] inFlightSize = new int[STREAMS];
-    private final ClaimPool<CopyBatch> freeBatches;
-    private final Runnable openCheck = this::checkNotClosed;
-    private final ManyToOneConcurrentArrayQueue<CopyBatch>[] submitted;
+    private final CopyStreams copyStreams;
     private final FaultInjector[] faults = new FaultInjector[STREAMS];
     private final boolean faultsActive;
-    private final AgentWorker[] streamWorkers = new AgentWorker[STREAMS];
     private final CUstream[] streams = new CUstream[STREAMS];
     private final Object scratchLock = new Object();
     private final String deviceName;
     private final int deviceOrdinal;
     private final KernelLauncher launcher;
-    private final long[] streamCompleted = new long[STREAMS * PAD];
-    private final long[] streamFailed = new long[STREAMS * PAD];
-    private final long[] streamBytes = new long[STREAMS * PAD];
     private final long[] streamCopyCalls = new long[STREAMS * PAD];
     private boolean kernelPath;
     private boolean residentPath;
@@ -132,12 +126,7 @@ public final class CudaDeviceBackend implements DeviceBackend
     private long deviceDigests;
     private long deviceDigestNs;
 
-    private volatile CopyListener listener;
-    private volatile boolean started;
-    private volatile boolean running;
-    private volatile boolean closed;
     private volatile boolean released;
-    private volatile long listenerErrors;
     private volatile int lastError = SUCCESS;
 
     /**
@@ -166,12 +155,10 @@ public final class CudaDeviceBackend implements DeviceBackend
         residentSeq = new long[batches.length];
         batchOk = new boolean[batches.length];
         batchBytes = new long[batches.length];
-        freeBatches = new ClaimPool<>(batches.length);
-        submitted = newQueues(STREAMS);
+        copyStreams = new CopyStreams(batches.length);
         for (int s = 0; s < STREAMS; s++)
         {
             inFlight[s] = new CopyBatch[batches.length];
-            submitted[s] = new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length));
             faults[s] = new FaultInjector(config);
         }
         faultsActive = faults[0].active();
@@ -185,7 +172,7 @@ public final class CudaDeviceBackend implements DeviceBackend
                 events[i] = new CUevent();
                 check(JCudaDriver.cuEventCreate(events[i], CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
                 batches[i] = new CopyBatch(this, i, maxCopiesPerBatch, slotCounts);
-                freeBatches.release(batches[i]);
+                copyStreams.add(batches[i]);
             }
             prepareKernel(config);
         }
@@ -197,7 +184,8 @@ public final class CudaDeviceBackend implements DeviceBackend
 
         for (int s = 0; s < STREAMS; s++)
         {
-            streamWorkers[s] = new AgentWorker(new StreamAgent(s), new BackoffIdleStrategy(100, 1_000, 1_000, 50_000));
+            copyStreams.worker(s, new AgentWorker(new StreamAgent(s),
+                new BackoffIdleStrategy(100, 1_000, 1_000, 50_000)));
         }
     }
     /**
@@ -252,27 +240,9 @@ public final class CudaDeviceBackend implements DeviceBackend
     /**
      * {@inheritDoc}
      */
-    public synchronized void start(final CopyListener listener)
+    public void start(final CopyListener listener)
     {
-        if (closed)
-        {
-            throw new IllegalStateException("backend closed");
-        }
-        if (started)
-        {
-            throw new IllegalStateException("backend already started");
-        }
-        if (null == listener)
-        {
-            throw new NullPointerException("listener");
-        }
-        this.listener = listener;
-        running = true;
-        started = true;
-        for (final AgentWorker worker : streamWorkers)
-        {
-            worker.start();
-        }
+        copyStreams.start(listener);
     }
 
     /**
@@ -280,7 +250,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public CopyBatch claimBatch()
     {
-        return freeBatches.claim(openCheck);
+        return copyStreams.claim();
     }
 
     /**
@@ -288,15 +258,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public CopyBatch tryClaimBatch()
     {
-        return freeBatches.tryClaim();
-    }
-
-    private void checkNotClosed()
-    {
-        if (closed)
-        {
-            throw new IllegalStateException("backend closed");
-        }
+        return copyStreams.tryClaim();
     }
 
     /**
@@ -304,15 +266,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public void submit(final long op, final CopyBatch batch)
     {
-        if (!started || closed)
-        {
-            throw new IllegalStateException(closed ? "backend closed" : "backend not started");
-        }
-        batch.submittedTo(this, op);
-        if (!submitted[streamOf(batch)].offer(batch))
-        {
-            throw new IllegalStateException("copy queue full");
-        }
+        copyStreams.submit(this, op, batch);
     }
 
     /**
@@ -428,7 +382,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public long completedBatches()
     {
-        return streamCompleted[0] + streamCompleted[PAD];
+        return copyStreams.completedBatches();
     }
 
     /**
@@ -436,7 +390,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public long failedBatches()
     {
-        return streamFailed[0] + streamFailed[PAD];
+        return copyStreams.failedBatches();
     }
 
     /**
@@ -444,7 +398,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public long copiedBytes()
     {
-        return streamBytes[0] + streamBytes[PAD];
+        return copyStreams.copiedBytes();
     }
 
     /**
@@ -454,7 +408,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public long listenerErrors()
     {
-        return listenerErrors;
+        return copyStreams.listenerErrors();
     }
 
     /**
@@ -489,9 +443,10 @@ public final class CudaDeviceBackend implements DeviceBackend
         return String.format(Locale.ROOT, "cuda stats: path %s; load stream %d batches, %d launches, " +
             "%d copy calls, %s; compute stream %d batches, %d launches, %d copy calls, %s; failed %d; " +
             "device fills %d in %.3f s; device digests %d in %.3f s", copyPath().cliName(),
-            streamCompleted[0], launcher.launches(LOAD_STREAM), streamCopyCalls[0], Sizes.bytes(streamBytes[0]),
-            streamCompleted[PAD], launcher.launches(COMPUTE_STREAM), streamCopyCalls[PAD],
-            Sizes.bytes(streamBytes[PAD]),
+            copyStreams.completedBatches(LOAD_STREAM), launcher.launches(LOAD_STREAM), streamCopyCalls[0],
+            Sizes.bytes(copyStreams.copiedBytes(LOAD_STREAM)), copyStreams.completedBatches(COMPUTE_STREAM),
+            launcher.launches(COMPUTE_STREAM), streamCopyCalls[PAD],
+            Sizes.bytes(copyStreams.copiedBytes(COMPUTE_STREAM)),
             failedBatches(), fills, fillNs / 1e9, digests, digestNs / 1e9);
     }
 
@@ -522,33 +477,15 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     public void close()
     {
-        synchronized (this)
+        if (!copyStreams.close())
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            running = false;
-        }
-        if (started)
-        {
-            for (final AgentWorker worker : streamWorkers)
-            {
-                worker.close();
-            }
+            return;
         }
         if (Boolean.getBoolean("kvledger.cuda.stats"))
         {
             System.err.println(stats());
         }
         releaseResources();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static ManyToOneConcurrentArrayQueue<CopyBatch>[] newQueues(final int count)
-    {
-        return (ManyToOneConcurrentArrayQueue<CopyBatch>[])new ManyToOneConcurrentArrayQueue<?>[count];
     }
 
     // CU_CTX_MAP_HOST is deprecated (mapping is on by default on current drivers) but still honoured; the mapped
@@ -744,22 +681,6 @@ public final class CudaDeviceBackend implements DeviceBackend
     }
 
     /**
-     * Which stream a batch runs on: a batch with a host-to-device copy is a load; the rest (device-local copies,
-     * backups) go on the compute stream. Loads queue behind loads and backups behind backups, but the two overlap.
-     */
-    static int streamOf(final CopyBatch batch)
-    {
-        for (int i = 0; i < batch.count(); i++)
-        {
-            if (!CopyBatch.isDevice(batch.srcPool(i)) && CopyBatch.isDevice(batch.dstPool(i)))
-            {
-                return LOAD_STREAM;
-            }
-        }
-        return COMPUTE_STREAM;
-    }
-
-    /**
      * One stream's thread: binds the context on start, then each duty cycle issues queued batches while the
      * stream has room in flight and polls the in-flight ones for completion; once the backend stops running and
      * nothing is queued or in flight, it ends.
@@ -774,7 +695,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         StreamAgent(final int stream)
         {
             this.stream = stream;
-            this.queue = submitted[stream];
+            this.queue = copyStreams.queue(stream);
             this.capacity = inFlight[stream].length;
         }
 
@@ -794,7 +715,7 @@ public final class CudaDeviceBackend implements DeviceBackend
             }
             work += pollCompletions(stream);
 
-            if (0 == work && !running && inFlightSize[stream] == 0 && queue.isEmpty())
+            if (0 == work && !copyStreams.running() && inFlightSize[stream] == 0 && queue.isEmpty())
             {
                 throw AgentWorker.drained();
             }
@@ -995,40 +916,13 @@ public final class CudaDeviceBackend implements DeviceBackend
             ring[inFlightHead[stream]] = null;
             inFlightHead[stream] = (inFlightHead[stream] + 1) % ring.length;
             inFlightSize[stream]--;
-            complete(batch, stream, ok, batchBytes[index]);
+            copyStreams.complete(batch, stream, ok, batchBytes[index]);
             done++;
         }
 
         return done;
     }
 
-    private void complete(final CopyBatch batch, final int stream, final boolean ok, final long bytes)
-    {
-        final long op = batch.op();
-        streamBytes[stream * PAD] += bytes;
-        if (ok)
-        {
-            streamCompleted[stream * PAD]++;
-        }
-        else
-        {
-            streamFailed[stream * PAD]++;
-        }
-        batch.released();
-        freeBatches.release(batch);
-
-        try
-        {
-            listener.onCopyDone(op, ok);
-        }
-        catch (final Throwable ex)
-        {
-            if (listenerErrors++ == 0)
-            {
-                ex.printStackTrace();
-            }
-        }
-    }
 
     // ---- synchronous measurement hooks for CudaSelfCheck and CudaDataPathBench (backend not started) ----
 
@@ -1054,7 +948,7 @@ public final class CudaDeviceBackend implements DeviceBackend
 
     /**
      * Enqueue a claimed batch on a stream from the calling thread, not through the backend's threads; the batch
-     * stays claimed. For measurements on a backend that is not started.
+     * stays claimed. For measurements on a backend that is not copyStreams.started().
      *
      * @param batch     a claimed batch.
      * @param stream    which stream.
@@ -1065,7 +959,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     void enqueueNow(final CopyBatch batch, final int stream, final boolean useKernel, final boolean streamIdle)
     {
-        if (started)
+        if (copyStreams.started())
         {
             throw new IllegalStateException("measurement hooks need a backend that is not started");
         }
@@ -1090,10 +984,10 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     long postResidentNow(final CopyBatch batch, final int stream)
     {
-        if (started || !residentPath)
+        if (copyStreams.started() || !residentPath)
         {
-            throw new IllegalStateException(started ? "measurement hooks need a backend that is not started" :
-                "cuda: no resident copy kernel runs: " + copyPathNote);
+            throw new IllegalStateException(copyStreams.started() ? "measurement hooks need a backend that is not " +
+                "started" : "cuda: no resident copy kernel runs: " + copyPathNote);
         }
         launcher.planResident(batch, batch.count(), stream);
         if (launcher.postPlannedResident(batch, stream, events[batch.index()]) < 0)
@@ -1169,7 +1063,7 @@ public final class CudaDeviceBackend implements DeviceBackend
      */
     void launchPlannedNow(final CopyBatch batch, final int stream, final boolean streamIdle)
     {
-        if (started)
+        if (copyStreams.started())
         {
             throw new IllegalStateException("measurement hooks need a backend that is not started");
         }

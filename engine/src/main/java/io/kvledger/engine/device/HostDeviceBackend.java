@@ -7,7 +7,6 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
-import java.util.List;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.locks.LockSupport;
@@ -32,27 +31,9 @@ public final class HostDeviceBackend implements DeviceBackend
     private final int[] slotCounts = new int[POOLS];
     private final int maxCopiesPerBatch;
     private final CopyBatch[] batches;
-    private final ClaimPool<CopyBatch> freeBatches;
-    private final Runnable openCheck = this::checkOpen;
-    /** Host-to-device loads. */
-    static final int LOAD_STREAM = 0;
-    /** Device-local copies (copy-on-write) and device-to-host backups. */
-    static final int COMPUTE_STREAM = 1;
-    private static final int STREAMS = 2;
-
-    private final List<ManyToOneConcurrentArrayQueue<CopyBatch>> submitted;
-    private final FaultInjector[] faults = new FaultInjector[STREAMS];
+    private final CopyStreams streams;
+    private final FaultInjector[] faults = new FaultInjector[CopyStreams.STREAMS];
     private final boolean faultsActive;
-    private final AgentWorker[] copyWorkers = new AgentWorker[STREAMS];
-    private final long[] streamCompleted = new long[STREAMS * 8];
-    private final long[] streamFailed = new long[STREAMS * 8];
-    private final long[] streamBytes = new long[STREAMS * 8];
-
-    private volatile CopyListener listener;
-    private volatile boolean started;
-    private volatile boolean running;
-    private volatile boolean closed;
-    private volatile long listenerErrors;
 
     /**
      * Allocate the four pools (zeroed) and the copy batches; the copy thread starts with
@@ -71,19 +52,17 @@ public final class HostDeviceBackend implements DeviceBackend
 
         maxCopiesPerBatch = config.maxCopiesPerBatch();
         batches = new CopyBatch[config.batchCount()];
-        freeBatches = new ClaimPool<>(batches.length);
-        submitted = List.of(new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length)),
-            new ManyToOneConcurrentArrayQueue<>(Math.max(2, batches.length)));
+        streams = new CopyStreams(batches.length);
         for (int i = 0; i < batches.length; i++)
         {
             batches[i] = new CopyBatch(this, i, maxCopiesPerBatch, slotCounts);
-            freeBatches.release(batches[i]);
+            streams.add(batches[i]);
         }
 
-        for (int s = 0; s < STREAMS; s++)
+        for (int s = 0; s < CopyStreams.STREAMS; s++)
         {
             faults[s] = new FaultInjector(config);
-            copyWorkers[s] = new AgentWorker(new CopyAgent(s), new BackoffIdleStrategy(10, 20, 1_000, 1_000_000));
+            streams.worker(s, new AgentWorker(new CopyAgent(s), new BackoffIdleStrategy(10, 20, 1_000, 1_000_000)));
         }
         faultsActive = faults[0].active();
     }
@@ -99,27 +78,9 @@ public final class HostDeviceBackend implements DeviceBackend
     /**
      * {@inheritDoc}
      */
-    public synchronized void start(final CopyListener listener)
+    public void start(final CopyListener listener)
     {
-        if (closed)
-        {
-            throw new IllegalStateException("backend closed");
-        }
-        if (started)
-        {
-            throw new IllegalStateException("backend already started");
-        }
-        if (null == listener)
-        {
-            throw new NullPointerException("listener");
-        }
-        this.listener = listener;
-        running = true;
-        started = true;
-        for (final AgentWorker worker : copyWorkers)
-        {
-            worker.start();
-        }
+        streams.start(listener);
     }
 
     /**
@@ -127,7 +88,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public CopyBatch claimBatch()
     {
-        return freeBatches.claim(openCheck);
+        return streams.claim();
     }
 
     /**
@@ -135,15 +96,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public CopyBatch tryClaimBatch()
     {
-        return freeBatches.tryClaim();
-    }
-
-    private void checkOpen()
-    {
-        if (closed)
-        {
-            throw new IllegalStateException("backend closed");
-        }
+        return streams.tryClaim();
     }
 
     /**
@@ -151,15 +104,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public void submit(final long op, final CopyBatch batch)
     {
-        if (!started || closed)
-        {
-            throw new IllegalStateException(closed ? "backend closed" : "backend not started");
-        }
-        batch.submittedTo(this, op);
-        if (!submitted.get(streamOf(batch)).offer(batch))
-        {
-            throw new IllegalStateException("copy queue full");
-        }
+        streams.submit(this, op, batch);
     }
 
     /**
@@ -213,7 +158,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public long completedBatches()
     {
-        return streamCompleted[0] + streamCompleted[8];
+        return streams.completedBatches();
     }
 
     /**
@@ -221,7 +166,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public long failedBatches()
     {
-        return streamFailed[0] + streamFailed[8];
+        return streams.failedBatches();
     }
 
     /**
@@ -229,7 +174,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public long copiedBytes()
     {
-        return streamBytes[0] + streamBytes[8];
+        return streams.copiedBytes();
     }
 
     /**
@@ -239,7 +184,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public long listenerErrors()
     {
-        return listenerErrors;
+        return streams.listenerErrors();
     }
 
     /**
@@ -260,22 +205,7 @@ public final class HostDeviceBackend implements DeviceBackend
      */
     public void close()
     {
-        synchronized (this)
-        {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            running = false;
-        }
-        if (started)
-        {
-            for (final AgentWorker worker : copyWorkers)
-            {
-                worker.close();
-            }
-        }
+        streams.close();
     }
 
     private SlotMemory memory(final Pool pool)
@@ -285,24 +215,6 @@ public final class HostDeviceBackend implements DeviceBackend
             throw new IllegalArgumentException("no such pool: " + pool);
         }
         return memory[pool.ordinal()];
-    }
-
-    /**
-     * Which stream a batch runs on: like a GPU's load stream and compute stream, host-to-device loads queue
-     * behind each other, and device-local copies and backups queue behind each other, but the two overlap.
-     */
-    private static int streamOf(final CopyBatch batch)
-    {
-        for (int i = 0; i < batch.count(); i++)
-        {
-            final Pool src = batch.srcPool(i);
-            final Pool dst = batch.dstPool(i);
-            if ((src == Pool.HOST_KV || src == Pool.HOST_MAMBA) && (dst == Pool.DEVICE_KV || dst == Pool.DEVICE_MAMBA))
-            {
-                return LOAD_STREAM;
-            }
-        }
-        return COMPUTE_STREAM;
     }
 
     /**
@@ -317,7 +229,7 @@ public final class HostDeviceBackend implements DeviceBackend
         CopyAgent(final int stream)
         {
             this.stream = stream;
-            this.queue = submitted.get(stream);
+            this.queue = streams.queue(stream);
         }
 
         public int doWork()
@@ -328,7 +240,7 @@ public final class HostDeviceBackend implements DeviceBackend
                 process(batch, stream);
                 return 1;
             }
-            if (!running && queue.isEmpty())
+            if (!streams.running() && queue.isEmpty())
             {
                 throw AgentWorker.drained();
             }
@@ -337,14 +249,13 @@ public final class HostDeviceBackend implements DeviceBackend
 
         public String roleName()
         {
-            return LOAD_STREAM == stream ? "kvledger-copy-load" : "kvledger-copy-compute";
+            return CopyStreams.LOAD_STREAM == stream ? "kvledger-copy-load" : "kvledger-copy-compute";
         }
     }
 
     private void process(final CopyBatch batch, final int stream)
     {
         final FaultInjector faults = this.faults[stream];
-        final long op = batch.op();
         final int count = batch.count();
         boolean ok = true;
         int limit = count;
@@ -379,34 +290,6 @@ public final class HostDeviceBackend implements DeviceBackend
             ok = false;
         }
 
-        streamBytes[stream * 8] += bytes;
-        if (ok)
-        {
-            streamCompleted[stream * 8]++;
-        }
-        else
-        {
-            streamFailed[stream * 8]++;
-        }
-
-        batch.released();
-        freeBatches.release(batch);
-        notifyListener(op, ok);
+        streams.complete(batch, stream, ok, bytes);
     }
-
-    private void notifyListener(final long op, final boolean ok)
-    {
-        try
-        {
-            listener.onCopyDone(op, ok);
-        }
-        catch (final Throwable ex)
-        {
-            if (listenerErrors++ == 0)
-            {
-                ex.printStackTrace();
-            }
-        }
-    }
-
 }

@@ -206,6 +206,64 @@ class HostDeviceBackendTest
     }
 
     @Test
+    void shouldStartOnceWithAListenerAndNeverAfterClose()
+    {
+        backend = new HostDeviceBackend(new DeviceConfig());
+        assertThrows(NullPointerException.class, () -> backend.start(null));
+        backend.start(listener);
+        assertEquals("backend already started",
+            assertThrows(IllegalStateException.class, () -> backend.start(listener)).getMessage());
+
+        backend.close();
+        backend.close();
+
+        assertEquals("backend closed",
+            assertThrows(IllegalStateException.class, () -> backend.submit(1, backend.tryClaimBatch())).getMessage());
+        assertEquals("backend closed", assertThrows(IllegalStateException.class, backend::claimBatch).getMessage());
+        final HostDeviceBackend unstarted = new HostDeviceBackend(new DeviceConfig());
+        unstarted.close();
+        assertThrows(IllegalStateException.class, () -> unstarted.start(listener));
+    }
+
+    @Test
+    void shouldCountAListenerThatThrowsAndGoOnCompleting()
+    {
+        final List<Long> done = new ArrayList<>();
+        backend = new HostDeviceBackend(new DeviceConfig());
+        backend.start((op, ok) ->
+        {
+            synchronized (done)
+            {
+                done.add(op);
+            }
+            if (op == 1)
+            {
+                throw new IllegalStateException("listener failure on purpose (this test)");
+            }
+        });
+
+        backend.submit(1, backend.claimBatch().add(Pool.HOST_KV, 0, Pool.DEVICE_KV, 0));
+        backend.submit(2, backend.claimBatch().add(Pool.DEVICE_KV, 0, Pool.HOST_KV, 1));
+        backend.close();
+
+        assertEquals(List.of(1L, 2L), done.stream().sorted().toList());
+        assertEquals(1, backend.listenerErrors());
+        assertEquals(2, backend.completedBatches());
+    }
+
+    @Test
+    void shouldPutABatchWithAHostToDeviceCopyOnTheLoadStream()
+    {
+        backend = new HostDeviceBackend(new DeviceConfig());
+        final CopyBatch batch = backend.claimBatch();
+        assertEquals(CopyStreams.COMPUTE_STREAM, CopyStreams.streamOf(batch), "an empty batch");
+        batch.add(Pool.DEVICE_KV, 0, Pool.HOST_KV, 0).add(Pool.DEVICE_MAMBA, 0, Pool.DEVICE_MAMBA, 1);
+        assertEquals(CopyStreams.COMPUTE_STREAM, CopyStreams.streamOf(batch), "backups and device copies");
+        batch.add(Pool.HOST_MAMBA, 0, Pool.DEVICE_MAMBA, 2);
+        assertEquals(CopyStreams.LOAD_STREAM, CopyStreams.streamOf(batch), "any load makes it a load");
+    }
+
+    @Test
     void shouldFinishQueuedBatchesOnClose()
     {
         backend = start(new DeviceConfig().copyDelayNs(100_000, 200_000));
