@@ -18,6 +18,8 @@
 #   cpu:   only that CPU part.
 #   explore: full, and the data-path benchmark also measures the copy kernel's settings one at a time
 #          (-Dkvledger.bench.explore=true).
+#   datapath: only the self-check and the data-path benchmark (3 repeats): the shortest call that measures a copy
+#          path change.
 MODE=${1:-full}
 cd "$(dirname "$0")"
 FLAGS="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dbackground.releaser=false -Djava.io.tmpdir=/tmp -Dkvledger.cuda.stats=true"
@@ -39,11 +41,12 @@ if [ "$MODE" != cpu ]; then
   $J -cp "$CP" io.kvledger.engine.device.CudaSelfCheck; echo "exit=$?"
 } > $OUT/selfcheck.txt 2>&1
 
-if [ "$MODE" = quick ]; then REPEATS=1; else REPEATS=7; fi
+case "$MODE" in quick) REPEATS=1 ;; datapath) REPEATS=3 ;; *) REPEATS=7 ;; esac
 { step kvledger bench --device cuda --data-path --repeats $REPEATS
   ( time KX bench --device cuda --data-path --repeats $REPEATS ) 2>&1; echo "exit=$?"
   step kvledger bench --data-path "(no --device cuda)"; K bench --data-path; echo "exit=$?"
 } > $OUT/datapath.txt 2>&1
+if [ "$MODE" = datapath ]; then ls -la $OUT; exit 0; fi
 
 if [ "$MODE" = quick ]; then
   BIG="--kv-page-bytes 65536 --mamba-state-bytes 1048576 --requests 32"

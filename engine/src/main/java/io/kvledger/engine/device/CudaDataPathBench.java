@@ -133,6 +133,7 @@ public final class CudaDataPathBench
                 out.flush();
             }
         }
+        batchedTable();
         out.println("the same with sequential slot ids (slot i to slot i): where the scattered cost comes from");
         for (final int pageBytes : new int[]{ 4 << 10, 64 << 10 })
         {
@@ -151,6 +152,73 @@ public final class CudaDataPathBench
     {
         out.println("page        pages  batch    | H2D kernel       H2D per-page     H2D single plan us | " +
             "D2H kernel       D2H per-page     D2H single plan us | digests");
+    }
+
+    /**
+     * The same scattered pages moved by the copy engine from one {@code cuMemcpyBatchAsync} a direction (CUDA 12.8
+     * and later; {@link BatchCopier}), against the single copy of the same bytes.
+     */
+    private void batchedTable()
+    {
+        out.println("the copy engine's batched call (one cuMemcpyBatchAsync a batch), random slot ids");
+        out.println("page        pages  batch    | H2D batched      H2D single | D2H batched      D2H single | " +
+            "digests");
+        for (final int pageBytes : PAGE_SIZES)
+        {
+            final int pages = pagesFor(pageBytes);
+            final DeviceConfig config = new DeviceConfig()
+                .kvPageBytes(pageBytes).mambaStateBytes(pageBytes)
+                .deviceKvPages(pages).hostKvPages(2 * pages).deviceMambaSlots(1).hostMambaSlots(1)
+                .maxCopiesPerBatch(pages).batchCount(2);
+            try (CudaDeviceBackend backend = new CudaDeviceBackend(config);
+                Timer timer = new Timer(backend.stream(CudaDeviceBackend.LOAD_STREAM)))
+            {
+                backend.bindContext();
+                final int[] hostSlots = permutation(2 * pages);
+                final int[] deviceSlots = permutation(pages);
+                final long bytes = (long)pages * pageBytes;
+                final double h2dSingle = gbps(bytes, timer.single(backend, bytes, true, repeats));
+                final double d2hSingle = gbps(bytes, timer.single(backend, bytes, false, repeats));
+                final long[] expected = new long[pages];
+                final CopyBatch batch = backend.claimBatch();
+                for (int i = 0; i < pages; i++)
+                {
+                    backend.fill(Pool.HOST_KV, hostSlots[i], random.nextLong());
+                    expected[i] = backend.digest(Pool.HOST_KV, hostSlots[i]);
+                    batch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[i]);
+                }
+                final double h2d = gbps(bytes, timer.batched(backend, batch, repeats));
+                int mismatches = 0;
+                for (int i = 0; i < pages; i++)
+                {
+                    mismatches += backend.digest(Pool.DEVICE_KV, deviceSlots[i]) == expected[i] ? 0 : 1;
+                }
+                batch.clear();
+                for (int i = 0; i < pages; i++)
+                {
+                    batch.add(Pool.DEVICE_KV, deviceSlots[i], Pool.HOST_KV, hostSlots[pages + i]);
+                }
+                final double d2h = gbps(bytes, timer.batched(backend, batch, repeats));
+                for (int i = 0; i < pages; i++)
+                {
+                    mismatches += backend.digest(Pool.HOST_KV, hostSlots[pages + i]) == expected[i] ? 0 : 1;
+                }
+                if (mismatches > 0)
+                {
+                    failures++;
+                }
+                out.printf(Locale.ROOT,
+                    "%-11s %-6d %-8s | %-16s %-10.1f | %-16s %-10.1f | %d of %d mismatched (%s)%n",
+                    Sizes.bytes(pageBytes), pages, Sizes.bytes(bytes), share(h2d, h2dSingle), h2dSingle,
+                    share(d2h, d2hSingle), d2hSingle, mismatches, 2 * pages, backend.describeBatchCopy());
+            }
+            catch (final IllegalStateException ex)
+            {
+                out.println("  not measured: " + ex.getMessage());
+                return;
+            }
+            out.flush();
+        }
     }
 
     /** The kernel's settings one at a time, on random slots (defaults: table copied, unsorted, threads by size). */
@@ -327,15 +395,23 @@ public final class CudaDataPathBench
             prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
         }
         prBenchLoad("per-page", c -> c.cudaCopyPath(CudaCopyPath.DIRECT), LoadMode.DIRECT);
+        // the copy engine's batched call (CUDA 12.8+), alternated with the default so that a drift shows as such
+        double batched = Double.MAX_VALUE;
+        for (int round = 0; round < 3; round++)
+        {
+            batched = Math.min(batched, prBenchLoadIfPossible("batched copy", LoadMode.BATCH));
+            prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
+        }
         final double again = prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
         if (defaultShape > GOAL_LOAD_US)
         {
             goalsMissed++;
         }
         out.printf(Locale.ROOT, "pr-bench load goal <= %.0f us: default settings p50 %.1f us (%s; again: %.1f us), " +
-            "best p50 %.1f us; resident kernel best p50 %.1f us (%s)%n", GOAL_LOAD_US, defaultShape,
-            defaultShape <= GOAL_LOAD_US ? "met" : "MISSED", again, best, resident,
-            resident <= GOAL_LOAD_US ? "met" : "missed");
+            "best p50 %.1f us; resident kernel best p50 %.1f us (%s); batched copy best p50 %s%n", GOAL_LOAD_US,
+            defaultShape, defaultShape <= GOAL_LOAD_US ? "met" : "MISSED", again, best, resident,
+            resident <= GOAL_LOAD_US ? "met" : "missed", batched == Double.MAX_VALUE ? "not available" :
+            String.format(Locale.ROOT, "%.1f us (%s)", batched, batched <= GOAL_LOAD_US ? "met" : "missed"));
         submitToCallback();
     }
 
@@ -356,7 +432,23 @@ public final class CudaDataPathBench
         /** One contiguous cuMemcpyAsync of the same bytes: the copy engine's floor. */
         SINGLE,
         /** The whole batch posted to the load stream's resident copy kernel (no driver call), done when it says. */
-        RESIDENT
+        RESIDENT,
+        /** The whole batch as one cuMemcpyBatchAsync: the copy engine takes every copy from one driver call. */
+        BATCH
+    }
+
+    /** {@link #prBenchLoad} of a path the driver may lack: its line says why when it does. */
+    private double prBenchLoadIfPossible(final String label, final LoadMode mode)
+    {
+        try
+        {
+            return prBenchLoad(label, c -> c, mode);
+        }
+        catch (final IllegalStateException ex)
+        {
+            out.printf(Locale.ROOT, "  %-15s: not measured: %s%n", label, ex.getMessage());
+            return Double.MAX_VALUE;
+        }
     }
 
     private double prBenchLoad(final String label, final UnaryOperator<DeviceConfig> settings, final LoadMode mode)
@@ -406,6 +498,9 @@ public final class CudaDataPathBench
                             break;
                         case RESIDENT:
                             residentSeq = backend.postResidentNow(batch, CudaDeviceBackend.LOAD_STREAM);
+                            break;
+                        case BATCH:
+                            backend.enqueueBatchCopyNow(batch, CudaDeviceBackend.LOAD_STREAM);
                             break;
                         case SINGLE:
                             backend.enqueueSingleCopy(Pool.HOST_KV, Pool.DEVICE_KV, loadBytes, true,
@@ -467,7 +562,8 @@ public final class CudaDataPathBench
                 "calls p50 %.1f us); %s; %s%n", label, p50, ns[samples * 9 / 10] / 1e3, ns[samples - 1] / 1e3,
                 loadBytes / (p50 * 1e3), issueNs[samples / 2] / 1e3,
                 mode == LoadMode.SINGLE || mode == LoadMode.ONE_PAGE ? "not checked" :
-                mismatches + " of " + (PR_PAGES + 1) + " digests mismatched", backend.describeCopyPath());
+                mismatches + " of " + (PR_PAGES + 1) + " digests mismatched",
+                mode == LoadMode.BATCH ? backend.describeBatchCopy() : backend.describeCopyPath());
             return p50;
         }
     }
@@ -693,6 +789,21 @@ public final class CudaDataPathBench
                 ms[i] = stopAndRead();
             }
             lastPlanUs = median(planUs);
+            return median(ms);
+        }
+
+        /** GPU time of a batch enqueued as one cuMemcpyBatchAsync, median of runs. */
+        double batched(final CudaDeviceBackend backend, final CopyBatch batch, final int runs)
+        {
+            final double[] ms = new double[runs];
+            backend.enqueueBatchCopyNow(batch, CudaDeviceBackend.LOAD_STREAM);
+            check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize");
+            for (int i = 0; i < runs; i++)
+            {
+                check(JCudaDriver.cuEventRecord(start, stream), "cuEventRecord");
+                backend.enqueueBatchCopyNow(batch, CudaDeviceBackend.LOAD_STREAM);
+                ms[i] = stopAndRead();
+            }
             return median(ms);
         }
 

@@ -89,6 +89,11 @@ public final class CudaDeviceBackend implements DeviceBackend
     private final Pointer[] hostBase = new Pointer[POOLS];
     private final ByteBuffer[] registeredHost = new ByteBuffer[POOLS];
     private final CUdeviceptr[] mappedBase = new CUdeviceptr[POOLS];
+    private final long[] poolAddress = new long[POOLS];
+    private BatchCopier batchCopier;
+    private long[] batchDst;
+    private long[] batchSrc;
+    private long[] batchCopyBytes;
     private final Pointer[][] hostSlots = new Pointer[POOLS][];
     private final UnsafeBuffer[][] hostBuffers = new UnsafeBuffer[POOLS][];
     private final int maxCopiesPerBatch;
@@ -1071,6 +1076,55 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException("cuda: copy launch failed: " + lastError());
         }
+    }
+
+    /**
+     * Enqueue a claimed batch's copies as one {@code cuMemcpyBatchAsync} on a stream from the calling thread (backend
+     * not started): the copy engine's batched path, measured against the copy kernel ({@link BatchCopier}).
+     *
+     * @param batch  a claimed batch, every copy of one direction.
+     * @param stream which stream.
+     * @throws IllegalStateException when the driver lacks the call or it fails.
+     */
+    void enqueueBatchCopyNow(final CopyBatch batch, final int stream)
+    {
+        if (copyStreams.started())
+        {
+            throw new IllegalStateException("measurement hooks need a backend that is not started");
+        }
+        if (null == batchCopier)
+        {
+            batchCopier = BatchCopier.load(batches[0].capacity());
+            batchDst = new long[batches[0].capacity()];
+            batchSrc = new long[batchDst.length];
+            batchCopyBytes = new long[batchDst.length];
+            for (int p = 0; p < POOLS; p++)
+            {
+                poolAddress[p] = slotCounts[p] > 0 ? deviceAddress(mappedBase[p]) : 0;
+            }
+        }
+        if (!batchCopier.available())
+        {
+            throw new IllegalStateException("cuda: " + batchCopier.whyNot());
+        }
+        final int count = batch.count();
+        for (int i = 0; i < count; i++)
+        {
+            final int src = batch.srcPool(i).ordinal();
+            final int dst = batch.dstPool(i).ordinal();
+            batchSrc[i] = poolAddress[src] + (long)batch.srcSlot(i) * slotBytes[src];
+            batchDst[i] = poolAddress[dst] + (long)batch.dstSlot(i) * slotBytes[dst];
+            batchCopyBytes[i] = slotBytes[src];
+        }
+        final boolean toDevice = count > 0 && CopyBatch.isDevice(batch.dstPool(0));
+        check(batchCopier.enqueue(batchDst, batchSrc, batchCopyBytes, count, toDevice, streams[stream]),
+            batchCopier.describe());
+    }
+
+    /** @return the batched copy call used by {@link #enqueueBatchCopyNow}, in words (after its first use). */
+    String describeBatchCopy()
+    {
+        return null == batchCopier ? "not loaded" : batchCopier.describe();
     }
 
     /**
