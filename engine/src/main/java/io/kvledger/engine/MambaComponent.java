@@ -129,15 +129,9 @@ final class MambaComponent implements TreeComponent
     }
 
     @Override
-    public int stagingFree(final boolean forWrite)
+    public SlotPool hostPool()
     {
-        return hostPool.freeCount() - (forWrite ? 1 : 0);
-    }
-
-    @Override
-    public int stagingLimit(final boolean forWrite)
-    {
-        return hostPool.capacity() - (forWrite ? 1 : 0);
+        return hostPool;
     }
 
     @Override

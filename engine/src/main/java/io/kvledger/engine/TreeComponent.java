@@ -1,5 +1,6 @@
 package io.kvledger.engine;
 
+import io.kvledger.engine.slot.SlotPool;
 import io.kvledger.engine.tree.MatchResult;
 import io.kvledger.journal.codec.Component;
 import io.kvledger.journal.codec.Reason;
@@ -42,15 +43,30 @@ interface TreeComponent
      */
     int stagingNeeded(int hitPages);
 
-    /** @return free host staging slots of this component, less its loads margin when {@code forWrite}. */
-    int stagingFree(boolean forWrite);
+    /**
+     * Host staging slots a backup leaves to loads: a write never takes the last free slot of a host pool, so a load
+     * can always stage (the same margin for every component).
+     */
+    int LOADS_MARGIN = 1;
+
+    /** @return this component's host staging pool. */
+    SlotPool hostPool();
+
+    /** @return free host staging slots of this component, less the {@link #LOADS_MARGIN} when {@code forWrite}. */
+    default int stagingFree(final boolean forWrite)
+    {
+        return hostPool().freeCount() - (forWrite ? LOADS_MARGIN : 0);
+    }
 
     /**
-     * @param forWrite whether the staging is for a backup (less the loads margin).
+     * @param forWrite whether the staging is for a backup (less the {@link #LOADS_MARGIN}).
      * @return the most host staging slots of this component that one op may ever take: a backup needing more can
      * never start and is dropped rather than left blocking the backlog.
      */
-    int stagingLimit(boolean forWrite);
+    default int stagingLimit(final boolean forWrite)
+    {
+        return hostPool().capacity() - (forWrite ? LOADS_MARGIN : 0);
+    }
 
     /**
      * Take host staging for a hit and add the fetch moves (L3 key to host slot) to the fetch op.
