@@ -395,20 +395,6 @@ public final class CudaDataPathBench
             prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
         }
         prBenchLoad("per-page", c -> c.cudaCopyPath(CudaCopyPath.DIRECT), LoadMode.DIRECT);
-        // the copy engine taking some pages too, after the state (the link is shared; the engine reads at 100% of it,
-        // the kernel at 92%), alternated with the default so that a drift shows as such
-        if (Boolean.getBoolean("kvledger.bench.splitPages"))
-        {
-            for (int round = 0; round < 2; round++)
-            {
-                for (final int k : new int[]{ 0, 4, 8, 12, 16, 24 })
-                {
-                    best = Math.min(best, prBenchLoad("split, engine +" + k, c -> c.kernelSplitMinBytes(0),
-                        LoadMode.SPLIT, k));
-                }
-                prBenchLoad("kernel", c -> c, LoadMode.KERNEL);
-            }
-        }
         // the copy engine's batched call (CUDA 12.8+), alternated with the default so that a drift shows as such
         double batched = Double.MAX_VALUE;
         for (int round = 0; round < 3; round++)
@@ -467,16 +453,6 @@ public final class CudaDataPathBench
 
     private double prBenchLoad(final String label, final UnaryOperator<DeviceConfig> settings, final LoadMode mode)
     {
-        return prBenchLoad(label, settings, mode, 0);
-    }
-
-    /**
-     * @param copyEnginePages with {@link LoadMode#SPLIT}: how many of the pages the copy engine also takes, after the
-     *                        state on the compute stream, issued after the kernel's launch (the kernel moves the rest).
-     */
-    private double prBenchLoad(final String label, final UnaryOperator<DeviceConfig> settings, final LoadMode mode,
-        final int copyEnginePages)
-    {
         final DeviceConfig config = settings.apply(prBenchConfig());
         try (CudaDeviceBackend backend = new CudaDeviceBackend(config))
         {
@@ -485,12 +461,10 @@ public final class CudaDataPathBench
             final long[] expected = prBenchBatch(backend, batch);
             final CopyBatch pages = backend.claimBatch();
             final CopyBatch state = backend.claimBatch();
-            final CopyBatch enginePages = backend.claimBatch();
             final int count = mode == LoadMode.ONE_PAGE ? 1 : PR_PAGES;
             for (int i = 0; i < count; i++)
             {
-                (i < copyEnginePages ? enginePages : pages).add(batch.srcPool(i), batch.srcSlot(i), batch.dstPool(i),
-                    batch.dstSlot(i));
+                pages.add(batch.srcPool(i), batch.srcSlot(i), batch.dstPool(i), batch.dstSlot(i));
             }
             state.add(batch.srcPool(PR_PAGES), batch.srcSlot(PR_PAGES), batch.dstPool(PR_PAGES),
                 batch.dstSlot(PR_PAGES));
@@ -533,7 +507,8 @@ public final class CudaDataPathBench
                                 CudaDeviceBackend.LOAD_STREAM);
                             break;
                         default:
-                            issueSplit(backend, state, pages, enginePages);
+                            backend.enqueueNow(state, CudaDeviceBackend.COMPUTE_STREAM, false, true);
+                            backend.enqueueNow(pages, CudaDeviceBackend.LOAD_STREAM, true, true);
                             break;
                     }
                     if (mode != LoadMode.RESIDENT)
@@ -590,18 +565,6 @@ public final class CudaDataPathBench
                 mismatches + " of " + (PR_PAGES + 1) + " digests mismatched",
                 mode == LoadMode.BATCH ? backend.describeBatchCopy() : backend.describeCopyPath());
             return p50;
-        }
-    }
-
-    /** The state by the copy engine on the compute stream, then the kernel's pages, then the engine's pages. */
-    private static void issueSplit(final CudaDeviceBackend backend, final CopyBatch state, final CopyBatch pages,
-        final CopyBatch enginePages)
-    {
-        backend.enqueueNow(state, CudaDeviceBackend.COMPUTE_STREAM, false, true);
-        backend.enqueueNow(pages, CudaDeviceBackend.LOAD_STREAM, true, true);
-        if (enginePages.count() > 0)
-        {
-            backend.enqueueNow(enginePages, CudaDeviceBackend.COMPUTE_STREAM, false, true);
         }
     }
 
