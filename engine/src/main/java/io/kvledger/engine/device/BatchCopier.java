@@ -3,6 +3,7 @@ package io.kvledger.engine.device;
 import com.sun.jna.Function;
 import com.sun.jna.Memory;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
 import jcuda.NativePointerObject;
 import jcuda.driver.CUstream;
 
@@ -27,6 +28,8 @@ final class BatchCopier
     private static final int LOCATION_HOST = 2;
     /** {@code CUmemcpyAttributes}: srcAccessOrder, srcLocHint {type, id}, dstLocHint {type, id}, flags. */
     private static final int ATTRIBUTE_BYTES = 24;
+    /** JCuda keeps a handle's native pointer in a private field of its base class. */
+    private static final Field NATIVE_POINTER = nativePointerField();
 
     private final Function batchAsync;
     private final boolean withFailIndex;
@@ -141,7 +144,7 @@ final class BatchCopier
         attributes.setInt(12, toDevice ? LOCATION_DEVICE : LOCATION_HOST);
         attributes.setInt(16, 0);
         attributes.setInt(20, 0);
-        final com.sun.jna.Pointer handle = new com.sun.jna.Pointer(nativePointer(stream));
+        final Pointer handle = new Pointer(nativePointer(stream));
         return withFailIndex ?
             batchAsync.invokeInt(new Object[]{dsts, srcs, sizes, (long)count, attributes, attributeIndexes, 1L,
                 failIndex, handle}) :
@@ -160,8 +163,6 @@ final class BatchCopier
             throw new IllegalStateException("cannot read a JCuda handle", ex);
         }
     }
-
-    private static final Field NATIVE_POINTER = nativePointerField();
 
     private static Field nativePointerField()
     {
