@@ -13,7 +13,7 @@
 #   full:  self-check; `bench --device cuda --data-path`; pr-bench on cuda (64 KiB pages, 1 MiB states) with a JFR
 #          recording and the backend's counters, its check and replay; the same run with --io-backend direct and on
 #          host memory; the retract race on cuda with and without FREE_ON_RETRACT_WITH_QUEUED_LOAD.
-#          Then the CPU side on this machine's cores: `bench --trace all`, and run/check/replay of an 8.5M-document
+#          Then the CPU side on this machine's cores: `bench --trace all`, and run/check/replay of a 1.7M-document
 #          deterministic journal (cpu.txt).
 #   cpu:   only that CPU part.
 #   explore: full, and the data-path benchmark also measures the copy kernel's settings one at a time
