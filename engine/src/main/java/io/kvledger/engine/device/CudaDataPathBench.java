@@ -116,7 +116,9 @@ public final class CudaDataPathBench
         out.println("data path: " + CudaDeviceBackend.probeDescription());
         out.printf(Locale.ROOT, "scattered pages, random slot ids, one batch per direction; GB/s = 1e9 bytes/s by " +
             "CUDA events, median of %d runs; %% of the single copy of the same bytes; plan = host time to write the " +
-            "kernel's entry table (not in the GPU time)%n", repeats);
+            "kernel's entry table (not in the GPU time); batched = the copy engine from one cuMemcpyBatchAsync (CUDA " +
+            "12.8+; '-' where the driver lacks it), into slots first overwritten so that its digests are its own%n",
+            repeats);
         header();
         for (final int pageBytes : PAGE_SIZES)
         {
@@ -133,7 +135,6 @@ public final class CudaDataPathBench
                 out.flush();
             }
         }
-        batchedTable();
         out.println("the same with sequential slot ids (slot i to slot i): where the scattered cost comes from");
         for (final int pageBytes : new int[]{ 4 << 10, 64 << 10 })
         {
@@ -150,75 +151,8 @@ public final class CudaDataPathBench
 
     private void header()
     {
-        out.println("page        pages  batch    | H2D kernel       H2D per-page     H2D single plan us | " +
-            "D2H kernel       D2H per-page     D2H single plan us | digests");
-    }
-
-    /**
-     * The same scattered pages moved by the copy engine from one {@code cuMemcpyBatchAsync} a direction (CUDA 12.8
-     * and later; {@link BatchCopier}), against the single copy of the same bytes.
-     */
-    private void batchedTable()
-    {
-        out.println("the copy engine's batched call (one cuMemcpyBatchAsync a batch), random slot ids");
-        out.println("page        pages  batch    | H2D batched      H2D single | D2H batched      D2H single | " +
-            "digests");
-        for (final int pageBytes : PAGE_SIZES)
-        {
-            final int pages = pagesFor(pageBytes);
-            final DeviceConfig config = new DeviceConfig()
-                .kvPageBytes(pageBytes).mambaStateBytes(pageBytes)
-                .deviceKvPages(pages).hostKvPages(2 * pages).deviceMambaSlots(1).hostMambaSlots(1)
-                .maxCopiesPerBatch(pages).batchCount(2);
-            try (CudaDeviceBackend backend = new CudaDeviceBackend(config);
-                Timer timer = new Timer(backend.stream(CudaDeviceBackend.LOAD_STREAM)))
-            {
-                backend.bindContext();
-                final int[] hostSlots = permutation(2 * pages);
-                final int[] deviceSlots = permutation(pages);
-                final long bytes = (long)pages * pageBytes;
-                final double h2dSingle = gbps(bytes, timer.single(backend, bytes, true, repeats));
-                final double d2hSingle = gbps(bytes, timer.single(backend, bytes, false, repeats));
-                final long[] expected = new long[pages];
-                final CopyBatch batch = backend.claimBatch();
-                for (int i = 0; i < pages; i++)
-                {
-                    backend.fill(Pool.HOST_KV, hostSlots[i], random.nextLong());
-                    expected[i] = backend.digest(Pool.HOST_KV, hostSlots[i]);
-                    batch.add(Pool.HOST_KV, hostSlots[i], Pool.DEVICE_KV, deviceSlots[i]);
-                }
-                final double h2d = gbps(bytes, timer.batched(backend, batch, repeats));
-                int mismatches = 0;
-                for (int i = 0; i < pages; i++)
-                {
-                    mismatches += backend.digest(Pool.DEVICE_KV, deviceSlots[i]) == expected[i] ? 0 : 1;
-                }
-                batch.clear();
-                for (int i = 0; i < pages; i++)
-                {
-                    batch.add(Pool.DEVICE_KV, deviceSlots[i], Pool.HOST_KV, hostSlots[pages + i]);
-                }
-                final double d2h = gbps(bytes, timer.batched(backend, batch, repeats));
-                for (int i = 0; i < pages; i++)
-                {
-                    mismatches += backend.digest(Pool.HOST_KV, hostSlots[pages + i]) == expected[i] ? 0 : 1;
-                }
-                if (mismatches > 0)
-                {
-                    failures++;
-                }
-                out.printf(Locale.ROOT,
-                    "%-11s %-6d %-8s | %-16s %-10.1f | %-16s %-10.1f | %d of %d mismatched (%s)%n",
-                    Sizes.bytes(pageBytes), pages, Sizes.bytes(bytes), share(h2d, h2dSingle), h2dSingle,
-                    share(d2h, d2hSingle), d2hSingle, mismatches, 2 * pages, backend.describeBatchCopy());
-            }
-            catch (final IllegalStateException ex)
-            {
-                out.println("  not measured: " + ex.getMessage());
-                return;
-            }
-            out.flush();
-        }
+        out.println("page        pages  batch    | H2D kernel       H2D per-page     H2D batched      " +
+            "H2D single plan us | D2H kernel       D2H per-page     D2H batched      D2H single plan us | digests");
     }
 
     /** The kernel's settings one at a time, on random slots (defaults: table copied, unsorted, threads by size). */
@@ -289,11 +223,15 @@ public final class CudaDataPathBench
                 {
                     timer.batch(backend, directBatch, true, 1);
                 }
-                int mismatches = 0;
-                for (int i = 0; i < pages; i++)
+                int mismatches = mismatches(backend, Pool.DEVICE_KV, deviceSlots, 0, expected) +
+                    mismatches(backend, Pool.DEVICE_KV, deviceSlots, pages, expected);
+                final boolean batched = direct && backend.batchCopyAvailable();
+                double h2dBatched = 0;
+                if (batched)
                 {
-                    mismatches += backend.digest(Pool.DEVICE_KV, deviceSlots[i]) == expected[i] ? 0 : 1;
-                    mismatches += backend.digest(Pool.DEVICE_KV, deviceSlots[pages + i]) == expected[i] ? 0 : 1;
+                    overwrite(backend, Pool.DEVICE_KV, deviceSlots, pages, pages);
+                    h2dBatched = gbps(bytes, timer.batched(backend, directBatch, repeats));
+                    mismatches += mismatches(backend, Pool.DEVICE_KV, deviceSlots, pages, expected);
                 }
 
                 kernelBatch.clear();
@@ -310,10 +248,14 @@ public final class CudaDataPathBench
                 {
                     timer.batch(backend, directBatch, true, 1);
                 }
-                for (int i = 0; i < pages; i++)
+                mismatches += mismatches(backend, Pool.HOST_KV, hostSlots, pages, expected) +
+                    mismatches(backend, Pool.HOST_KV, hostSlots, 2 * pages, expected);
+                double d2hBatched = 0;
+                if (batched)
                 {
-                    mismatches += backend.digest(Pool.HOST_KV, hostSlots[pages + i]) == expected[i] ? 0 : 1;
-                    mismatches += backend.digest(Pool.HOST_KV, hostSlots[2 * pages + i]) == expected[i] ? 0 : 1;
+                    overwrite(backend, Pool.HOST_KV, hostSlots, 2 * pages, pages);
+                    d2hBatched = gbps(bytes, timer.batched(backend, directBatch, repeats));
+                    mismatches += mismatches(backend, Pool.HOST_KV, hostSlots, 2 * pages, expected);
                 }
 
                 if (mismatches > 0)
@@ -326,12 +268,13 @@ public final class CudaDataPathBench
                     goalsMissed++;
                 }
                 final String label = Sizes.bytes(pageBytes) + variant;
-                out.printf(Locale.ROOT, "%-11s %-6d %-8s | %-16s %-16s %-10s %-7.0f | %-16s %-16s %-10s %-7.0f | " +
-                    "%d of %d mismatched; kernel >= 90%%: %s%n", label, pages, Sizes.bytes(bytes),
+                out.printf(Locale.ROOT, "%-11s %-6d %-8s | %-16s %-16s %-16s %-10s %-7.0f | %-16s %-16s %-16s %-10s " +
+                    "%-7.0f | %d of %d mismatched; kernel >= 90%%: %s%n", label, pages, Sizes.bytes(bytes),
                     share(h2dKernel, h2dSingle), direct ? share(h2dDirect, h2dSingle) : "-",
-                    String.format(Locale.ROOT, "%.1f", h2dSingle), h2dPlan, share(d2hKernel, d2hSingle),
-                    direct ? share(d2hDirect, d2hSingle) : "-", String.format(Locale.ROOT, "%.1f", d2hSingle), d2hPlan,
-                    mismatches, 4 * pages, met ? "yes" : "NO");
+                    batched ? share(h2dBatched, h2dSingle) : "-", String.format(Locale.ROOT, "%.1f", h2dSingle),
+                    h2dPlan, share(d2hKernel, d2hSingle), direct ? share(d2hDirect, d2hSingle) : "-",
+                    batched ? share(d2hBatched, d2hSingle) : "-", String.format(Locale.ROOT, "%.1f", d2hSingle),
+                    d2hPlan, mismatches, (batched ? 6 : 4) * pages, met ? "yes" : "NO");
             }
         }
     }
@@ -724,6 +667,31 @@ public final class CudaDataPathBench
             ids[j] = t;
         }
         return ids;
+    }
+
+    /**
+     * Fill {@code slots[from .. from + count)} of a pool with other content, so that a copy measured into them next
+     * must write them for their digests to match again.
+     */
+    private void overwrite(final CudaDeviceBackend backend, final Pool pool, final int[] slots, final int from,
+        final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            backend.fill(pool, slots[from + i], random.nextLong());
+        }
+    }
+
+    /** Slots {@code slots[from + i]} of a pool whose digest is not {@code expected[i]}, for every i. */
+    private static int mismatches(final CudaDeviceBackend backend, final Pool pool, final int[] slots, final int from,
+        final long[] expected)
+    {
+        int mismatches = 0;
+        for (int i = 0; i < expected.length; i++)
+        {
+            mismatches += backend.digest(pool, slots[from + i]) == expected[i] ? 0 : 1;
+        }
+        return mismatches;
     }
 
     private static double gbps(final long bytes, final double ms)

@@ -179,6 +179,7 @@ public final class CudaDeviceBackend implements DeviceBackend
                 batches[i] = new CopyBatch(this, i, maxCopiesPerBatch, slotCounts);
                 copyStreams.add(batches[i]);
             }
+            readPoolAddresses();
             prepareKernel(config);
         }
         catch (final RuntimeException ex)
@@ -609,9 +610,31 @@ public final class CudaDeviceBackend implements DeviceBackend
         return base;
     }
 
+    /**
+     * Each pool's base address as the device sees it (host pools through their mapping, one unified address space),
+     * read once: the copy kernels' launch structs, the resident kernels and the batched copy call all address slots
+     * from it. A pool without slots keeps 0; an address that cannot be read is recorded as the last error.
+     */
+    private void readPoolAddresses()
+    {
+        for (int p = 0; p < POOLS; p++)
+        {
+            poolAddress[p] = slotCounts[p] > 0 ? deviceAddress(mappedBase[p]) : 0;
+        }
+    }
+
+    /**
+     * @param pool a pool's {@link Pool#ordinal()}.
+     * @return its base address as the device sees it; 0 for a pool without slots.
+     */
+    long poolAddress(final int pool)
+    {
+        return poolAddress[pool];
+    }
+
     private void prepareKernel(final DeviceConfig config)
     {
-        if (!launcher.load(config, slotCounts, slotBytes, mappedBase, batches.length))
+        if (!launcher.load(config, slotCounts, slotBytes, batches.length))
         {
             copyPathNote = "direct copies (one cuMemcpyAsync per slot; " + launcher.whyNot() + ")";
             return;
@@ -1092,18 +1115,7 @@ public final class CudaDeviceBackend implements DeviceBackend
         {
             throw new IllegalStateException("measurement hooks need a backend that is not started");
         }
-        if (null == batchCopier)
-        {
-            batchCopier = BatchCopier.load(batches[0].capacity());
-            batchDst = new long[batches[0].capacity()];
-            batchSrc = new long[batchDst.length];
-            batchCopyBytes = new long[batchDst.length];
-            for (int p = 0; p < POOLS; p++)
-            {
-                poolAddress[p] = slotCounts[p] > 0 ? deviceAddress(mappedBase[p]) : 0;
-            }
-        }
-        if (!batchCopier.available())
+        if (!batchCopyAvailable())
         {
             throw new IllegalStateException("cuda: " + batchCopier.whyNot());
         }
@@ -1119,6 +1131,23 @@ public final class CudaDeviceBackend implements DeviceBackend
         final boolean toDevice = count > 0 && CopyBatch.isDevice(batch.dstPool(0));
         check(batchCopier.enqueue(batchDst, batchSrc, batchCopyBytes, count, toDevice, streams[stream]),
             batchCopier.describe());
+    }
+
+    /**
+     * Whether the driver has the batched copy call {@link #enqueueBatchCopyNow} makes; looked up on the first ask.
+     *
+     * @return true when it can be measured.
+     */
+    boolean batchCopyAvailable()
+    {
+        if (null == batchCopier)
+        {
+            batchCopier = BatchCopier.load(maxCopiesPerBatch);
+            batchDst = new long[maxCopiesPerBatch];
+            batchSrc = new long[maxCopiesPerBatch];
+            batchCopyBytes = new long[maxCopiesPerBatch];
+        }
+        return batchCopier.available();
     }
 
     /** @return the batched copy call used by {@link #enqueueBatchCopyNow}, in words (after its first use). */

@@ -107,14 +107,12 @@ final class KernelLauncher
      * @param config     the backend's configuration.
      * @param slotCounts slots per pool, by {@link Pool#ordinal()}.
      * @param slotBytes  bytes per slot, by pool.
-     * @param mappedBase each pool's device-visible base (host pools through their mapping).
      * @param batchCount batches the backend has, each with its own table region.
      * @return true when the kernel can be used; false (with {@link #whyNot()}) when the slot sizes do not suit it,
      * the module did not load or its addresses could not be read: the backend then copies slot by slot.
      * @throws IllegalStateException when an allocation fails.
      */
-    boolean load(final DeviceConfig config, final int[] slotCounts, final int[] slotBytes,
-        final CUdeviceptr[] mappedBase, final int batchCount)
+    boolean load(final DeviceConfig config, final int[] slotCounts, final int[] slotBytes, final int batchCount)
     {
         if (!CopyPlanner.kernelCopyable(config.kvPageBytes()) || !CopyPlanner.kernelCopyable(config.mambaStateBytes()))
         {
@@ -210,7 +208,7 @@ final class KernelLauncher
             paramLaunchParams[s] = Pointer.to(Pointer.to(params));
             for (int p = 0; p < POOLS; p++)
             {
-                final long base = slotCounts[p] > 0 ? backend.deviceAddress(mappedBase[p]) : 0;
+                final long base = backend.poolAddress(p);
                 launchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
                 paramLaunchStructs[s].putLong(8 * p, base, ByteOrder.LITTLE_ENDIAN);
             }
@@ -226,17 +224,17 @@ final class KernelLauncher
         }
         if (residentAsked)
         {
-            startResidents(slotCounts, mappedBase);
+            startResidents();
         }
         return true;
     }
 
-    private void startResidents(final int[] slotCounts, final CUdeviceptr[] mappedBase)
+    private void startResidents()
     {
         final long[] bases = new long[POOLS];
         for (int p = 0; p < POOLS; p++)
         {
-            bases[p] = slotCounts[p] > 0 ? backend.deviceAddress(mappedBase[p]) : 0;
+            bases[p] = backend.poolAddress(p);
         }
         for (int s = 0; s < STREAMS; s++)
         {
