@@ -20,6 +20,8 @@
 #          (-Dkvledger.bench.explore=true).
 #   datapath: only the self-check and the data-path benchmark (3 repeats): the shortest call that measures a copy
 #          path change.
+#   offline: no GPU; check and replay of the 5.2M-document journal (24,000 requests) on one thread and on two
+#          (the reading thread and a DocumentPipeline worker), three times each, interleaved (offline.txt).
 MODE=${1:-full}
 cd "$(dirname "$0")"
 FLAGS="--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED -Dchronicle.analytics.disable=true -Dchronicle.announcer.disable=true -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dbackground.releaser=false -Djava.io.tmpdir=/tmp -Dkvledger.cuda.stats=true"
@@ -30,6 +32,24 @@ K() { $J -cp "$CP" io.kvledger.replay.cli.KvledgerMain "$@"; }
 KX() { $J -Dkvledger.bench.explore=$([ "$MODE" = explore ] && echo true || echo false) -cp "$CP" \
   io.kvledger.replay.cli.KvledgerMain "$@"; }
 step() { echo; echo "\$ $*"; }
+
+if [ "$MODE" = offline ]; then
+  BIGJ="--workload pr-bench --requests 24000 --prompt-tokens 1024 --page-size 16 --kv-pages 2048"
+  { echo "cpus $(nproc)"; uptime
+    step kvledger run --deterministic $BIGJ
+    ( time K run --deterministic --journal /tmp/kv/big $BIGJ ) 2>&1 | tail -8; echo "exit=$?"
+    for r in 1 2 3; do
+      for t in 1 2; do
+        step kvledger check /tmp/kv/big "(-Dkvledger.check.threads=$t, -Xmx256m)"
+        ( time $J -Xmx256m -Dkvledger.check.threads=$t -cp "$CP" io.kvledger.replay.cli.KvledgerMain check /tmp/kv/big ) 2>&1
+        step kvledger replay /tmp/kv/big "(-Dkvledger.replay.threads=$t)"
+        ( time $J -Dkvledger.replay.threads=$t -cp "$CP" io.kvledger.replay.cli.KvledgerMain replay /tmp/kv/big ) 2>&1
+      done
+    done
+    rm -rf /tmp/kv/big
+  } > $OUT/offline.txt 2>&1
+  ls -la $OUT; exit 0
+fi
 
 if [ "$MODE" != cpu ]; then
 {

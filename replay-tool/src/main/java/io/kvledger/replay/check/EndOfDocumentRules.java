@@ -150,14 +150,16 @@ final class EndOfDocumentRules extends ShadowPart
     {
         for (long n = node; n != ROOT; n = tree.node(n).parent)
         {
-            for (final long key : owners.owned(SlotState.NODE, n))
+            final OwnerIndex.SlotSet keys = owners.keys(SlotState.NODE, n);
+            for (int k = 0, size = keys.size(); k < size; k++)
             {
+                final long key = keys.key(k);
                 if (OwnerIndex.pool(key) != Pool.DEVICE_KV)
                 {
                     continue;
                 }
                 final ShadowSlot slot = slotAt(Pool.DEVICE_KV, OwnerIndex.slot(key));
-                if (slot.liveTargets == null)
+                if (!slot.hasTargets())
                 {
                     continue;
                 }
@@ -181,8 +183,10 @@ final class EndOfDocumentRules extends ShadowPart
     {
         for (final long request : startedRequests)
         {
-            for (final long key : owners.owned(SlotState.REQUEST, request))
+            final OwnerIndex.SlotSet keys = owners.keys(SlotState.REQUEST, request);
+            for (int k = 0, size = keys.size(); k < size; k++)
             {
+                final long key = keys.key(k);
                 if (OwnerIndex.pool(key) != Pool.DEVICE_MAMBA)
                 {
                     continue;
@@ -316,14 +320,7 @@ final class EndOfDocumentRules extends ShadowPart
         {
             return true;
         }
-        for (final ShadowNode n : tree.path(node))
-        {
-            if (n.id == slot.owner)
-            {
-                return true;
-            }
-        }
-        return false;
+        return tree.onPath(node, slot.owner);
     }
 
     void checkCursors()
@@ -413,9 +410,17 @@ final class EndOfDocumentRules extends ShadowPart
         {
             return;
         }
-        leaks(owners.owned(SlotState.OP, op.id), "owned by " + op.label(), op.state + " at #" + op.stateSequence);
-        leaks(owners.owned(SlotState.PENDING_FREE, op.id), "parked for " + op.label(),
-            op.state + " at #" + op.stateSequence);
+        // The texts are built only for a leak: this runs for every op that ends.
+        if (owners.owns(SlotState.OP, op.id))
+        {
+            leaks(owners.owned(SlotState.OP, op.id), "owned by " + op.label(), op.state + " at #" +
+                op.stateSequence);
+        }
+        if (owners.owns(SlotState.PENDING_FREE, op.id))
+        {
+            leaks(owners.owned(SlotState.PENDING_FREE, op.id), "parked for " + op.label(),
+                op.state + " at #" + op.stateSequence);
+        }
         // Every kind: a backup holds its node's lock until its ack too (DESIGN, I7), and must release it there.
         for (final LockReceipt receipt : tree.heldBy(SlotState.OP, op.id))
         {
@@ -431,7 +436,10 @@ final class EndOfDocumentRules extends ShadowPart
         {
             return;
         }
-        checkHeld(id, true, true, "after it " + request.state);
+        if (owners.owns(SlotState.REQUEST, id))
+        {
+            checkHeld(id, true, true, "after it " + request.state);
+        }
         for (final LockReceipt receipt : tree.heldBy(SlotState.REQUEST, id))
         {
             nodeFinding(Invariant.I5, receipt.node(), receipt.label() + " still held after request " + id + " " +
@@ -441,6 +449,10 @@ final class EndOfDocumentRules extends ShadowPart
 
     void checkHeld(final long request, final boolean host, final boolean device, final String when)
     {
+        if (!owners.owns(SlotState.REQUEST, request))
+        {
+            return;
+        }
         final List<Long> hostSlots = new ArrayList<>();
         final List<Long> deviceSlots = new ArrayList<>();
         for (final long key : owners.owned(SlotState.REQUEST, request))

@@ -222,11 +222,10 @@ final class OpRules extends ShadowPart
         final long id = input.op();
         final boolean ok = type == InputType.STORAGE_HIT ? !Inputs.queryFailed(input) : input.ok();
         final ShadowOp.State expected = ok ? ShadowOp.State.ACKED : ShadowOp.State.FAILED;
-        final String answer = "accepted " + type + " (" + (ok ? "ok" : "failed") + ")";
         if (!scope.completedOps.contains(id))
         {
             final ShadowOp op = findOp(id);
-            opFinding(Invariant.I19, id, answer + " of " +
+            opFinding(Invariant.I19, id, answerText(type, ok) + " of " +
                 (op == null ? "op " + id : op.label() + " (" + op.state + ")") + " but its document has no OP_" +
                 expected.name() + " for it: the op it names does not end");
             return;
@@ -236,10 +235,15 @@ final class OpRules extends ShadowPart
             final ShadowOp ended = scope.ended.get(k);
             if (ended.id == id && ended.state != expected)
             {
-                opFinding(Invariant.I19, id, answer + " but " + ended.label() + " ended " + ended.state +
-                    " in its document");
+                opFinding(Invariant.I19, id, answerText(type, ok) + " but " + ended.label() + " ended " +
+                    ended.state + " in its document");
             }
         }
+    }
+
+    private static String answerText(final InputType type, final boolean ok)
+    {
+        return "accepted " + type + " (" + (ok ? "ok" : "failed") + ")";
     }
 
     /** An acked load or copy-on-write defined the content of the Mamba slots it wrote (I16). */

@@ -84,6 +84,16 @@ final class OwnerIndex
     /**
      * @param state owner kind.
      * @param owner owner id.
+     * @return true when the owner holds at least one slot (no snapshot taken).
+     */
+    boolean owns(final SlotState state, final long owner)
+    {
+        return state != SlotState.FREE && byKind.get(state.value()).containsKey(owner);
+    }
+
+    /**
+     * @param state owner kind.
+     * @param owner owner id.
      * @return slot keys held, in order (a snapshot).
      */
     Iterable<Long> owned(final SlotState state, final long owner)
@@ -116,6 +126,17 @@ final class OwnerIndex
         };
     }
 
+    /**
+     * @param state owner kind.
+     * @param owner owner id.
+     * @return the owner's slot keys, sorted: a live view, not a copy, for loops that change no owner's slots.
+     */
+    SlotSet keys(final SlotState state, final long owner)
+    {
+        final SlotSet set = state == SlotState.FREE ? null : byKind.get(state.value()).get(owner);
+        return set == null ? SlotSet.EMPTY : set;
+    }
+
     int count(final SlotState state, final long owner, final Pool pool)
     {
         final SlotSet set = state == SlotState.FREE ? null : byKind.get(state.value()).get(owner);
@@ -127,10 +148,22 @@ final class OwnerIndex
     }
 
     /** One owner's slot keys, sorted, without duplicates. */
-    private static final class SlotSet
+    static final class SlotSet
     {
+        static final SlotSet EMPTY = new SlotSet();
+
         private long[] keys = new long[8];
         private int size;
+
+        int size()
+        {
+            return size;
+        }
+
+        long key(final int index)
+        {
+            return keys[index];
+        }
 
         void add(final long key)
         {

@@ -21,12 +21,14 @@ final class ShadowOp
         }
     }
 
+    private static final int MAX_PRESIZED_TARGETS = 256;
+
     final long id;
     final OpKind kind;
     final long owner;
     final long queuedSequence;
     final int declaredTargets;
-    final List<OpTarget> targets = new ArrayList<>(4);
+    final List<OpTarget> targets;
     State state = State.QUEUED;
     long stateSequence;
     HistoryRing history;
@@ -38,6 +40,8 @@ final class ShadowOp
         this.owner = owner;
         this.queuedSequence = queuedSequence;
         this.declaredTargets = declaredTargets;
+        // Sized by the declaration (bounded: a damaged journal may declare anything) so the block never regrows.
+        this.targets = new ArrayList<>(Math.min(Math.max(declaredTargets, 4), MAX_PRESIZED_TARGETS));
         this.stateSequence = queuedSequence;
     }
 

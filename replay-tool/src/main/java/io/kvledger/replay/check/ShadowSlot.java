@@ -4,7 +4,6 @@ import io.kvledger.journal.codec.Pool;
 import io.kvledger.journal.codec.SlotState;
 
 import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Folded state of one slot: ownership, ReplaySSM dirtiness (device Mamba), the live operations that target it and
@@ -21,7 +20,8 @@ final class ShadowSlot
     boolean undefined;
     long dirtySequence = -1;
     long ownerSinceSequence;
-    List<OpTarget> liveTargets;
+    /** Created on the first target and kept (emptied, never dropped) so a busy slot allocates it once. */
+    ArrayList<OpTarget> liveTargets;
     HistoryRing history;
 
     ShadowSlot(final Pool pool, final int id)
@@ -39,14 +39,21 @@ final class ShadowSlot
         liveTargets.add(target);
     }
 
+    boolean hasTargets()
+    {
+        return liveTargets != null && !liveTargets.isEmpty();
+    }
+
     void removeTargetsOf(final ShadowOp op)
     {
         if (liveTargets != null)
         {
-            liveTargets.removeIf(t -> t.op == op);
-            if (liveTargets.isEmpty())
+            for (int i = liveTargets.size() - 1; i >= 0; i--)
             {
-                liveTargets = null;
+                if (liveTargets.get(i).op == op)
+                {
+                    liveTargets.remove(i);
+                }
             }
         }
     }

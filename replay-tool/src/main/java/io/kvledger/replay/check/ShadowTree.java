@@ -1,5 +1,6 @@
 package io.kvledger.replay.check;
 
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import io.kvledger.journal.EffectList;
 import io.kvledger.journal.codec.Component;
@@ -32,6 +33,9 @@ final class ShadowTree
     private final Map<Long, LockReceipt> receipts = new LinkedHashMap<>();
     private final RetiredMap<Long> releasedReceipts = ShadowModel.retiredMap();
     private final Set<Long> lockedEvictions = new HashSet<>();
+    private final ArrayList<ShadowNode> pathScratch = new ArrayList<>();
+    /** Receipts held per holder, by holder kind: lets {@link #heldBy} skip the scan when a holder has none. */
+    private final Long2LongHashMap[] holds = new Long2LongHashMap[SlotState.values().length];
     private ShadowObserver observer;
     private long lives;
 
@@ -54,6 +58,13 @@ final class ShadowTree
         retiredNodes.clear();
         receipts.clear();
         releasedReceipts.clear();
+        for (final Long2LongHashMap held : holds)
+        {
+            if (held != null)
+            {
+                held.clear();
+            }
+        }
         final ShadowNode root = new ShadowNode(ShadowModel.ROOT);
         root.live = true;
         root.parent = -1;
@@ -247,6 +258,8 @@ final class ShadowTree
         }
         receipts.put(receipt, new LockReceipt(receipt, id, component, holderKind, holder, scope.sequence,
             node == null ? -1 : node.life));
+        final Long2LongHashMap holderHolds = holdsOf(holderKind);
+        holderHolds.put(holder, holderHolds.get(holder) + 1);
         releasedReceipts.remove(receipt);
         if (node == null)
         {
@@ -279,6 +292,16 @@ final class ShadowTree
             return;
         }
         releasedReceipts.put(receipt, scope.sequence);
+        final Long2LongHashMap holderHolds = holdsOf(held.holderKind());
+        final long remaining = holderHolds.get(held.holder()) - 1;
+        if (remaining <= 0)
+        {
+            holderHolds.remove(held.holder());
+        }
+        else
+        {
+            holderHolds.put(held.holder(), remaining);
+        }
         if (held.holderKind() == SlotState.OP)
         {
             scope.opUnlocks.add(held);
@@ -315,6 +338,17 @@ final class ShadowTree
         }
     }
 
+    private Long2LongHashMap holdsOf(final SlotState holderKind)
+    {
+        Long2LongHashMap held = holds[holderKind.ordinal()];
+        if (held == null)
+        {
+            held = new Long2LongHashMap(0);
+            holds[holderKind.ordinal()] = held;
+        }
+        return held;
+    }
+
     List<LockReceipt> receiptsOn(final long node, final boolean subtree)
     {
         final List<LockReceipt> out = new ArrayList<>();
@@ -345,25 +379,34 @@ final class ShadowTree
     private boolean isAncestor(final long ancestor, final long node)
     {
         final ShadowNode start = liveNode(node);
-        if (start != null)
+        return start != null && onPath(start, ancestor);
+    }
+
+    /**
+     * @return true when the node or one of its live ancestors has the id; walks the parent chain without
+     * allocating and stops on a cycle a corrupt journal could create.
+     */
+    boolean onPath(final ShadowNode from, final long id)
+    {
+        int steps = nodes.size() + 1;
+        for (ShadowNode n = from; n != null && steps-- > 0; n = n.id == ROOT ? null : liveNode(n.parent))
         {
-            for (final ShadowNode n : path(start))
+            if (n.id == id)
             {
-                if (n.id == ancestor)
-                {
-                    return true;
-                }
+                return true;
             }
         }
         return false;
     }
 
     /**
-     * The node and its live ancestors up to the root; stops on a cycle a corrupt journal could create.
+     * The node and its live ancestors up to the root; stops on a cycle a corrupt journal could create. The list
+     * is this tree's scratch, valid until the next call: callers iterate it at once and never nest a call.
      */
-    List<ShadowNode> path(final ShadowNode from)
+    private List<ShadowNode> path(final ShadowNode from)
     {
-        final List<ShadowNode> out = new ArrayList<>();
+        final ArrayList<ShadowNode> out = pathScratch;
+        out.clear();
         final int limit = nodes.size() + 1;
         for (ShadowNode n = from; n != null && out.size() < limit; n = n.id == ROOT ? null : liveNode(n.parent))
         {
@@ -478,6 +521,10 @@ final class ShadowTree
      */
     List<LockReceipt> heldBy(final SlotState holderKind, final long holder)
     {
+        if (holdsOf(holderKind).get(holder) == 0)
+        {
+            return List.of();
+        }
         final List<LockReceipt> out = new ArrayList<>();
         for (final LockReceipt receipt : receipts.values())
         {

@@ -79,11 +79,13 @@ final class SlotRules extends ShadowPart
                 checkRedundantRelease(slot, prevOwner);
             }
         }
-        if (slot.liveTargets != null)
+        if (slot.hasTargets())
         {
-            for (final OpTarget target : List.copyOf(slot.liveTargets))
+            // By index: checkTargetChange reads the targets and never adds or removes one.
+            final List<OpTarget> targets = slot.liveTargets;
+            for (int t = 0, n = targets.size(); t < n; t++)
             {
-                checkTargetChange(target, slot, prevState, prevOwner);
+                checkTargetChange(targets.get(t), slot, prevState, prevOwner);
             }
         }
         if (slot.pool == Pool.DEVICE_MAMBA && prevState == SlotState.FREE &&

@@ -71,7 +71,9 @@ final class CheckCommand extends JournalCommand
         JournalHeader header;
         try (Progress progress = Progress.onTerminal(err(), json))
         {
-            header = input.read(progress.documents("check", checker));
+            final InvariantChecker firstPass = checker;
+            header = DocumentPipeline.read("check", firstPass,
+                listener -> input.read(progress.documents("check", listener)));
         }
         if (!checker.clean())
         {

@@ -31,18 +31,8 @@ final class ReplayCommand extends JournalCommand
         final JournalHeader header;
         try (Progress progress = Progress.onTerminal(err(), json))
         {
-            if (ReplayPipeline.worthIt())
-            {
-                try (ReplayPipeline pipeline = new ReplayPipeline(replayer))
-                {
-                    header = input().read(progress.documents("replay", pipeline));
-                    pipeline.finish();
-                }
-            }
-            else
-            {
-                header = input().read(progress.documents("replay", replayer));
-            }
+            header = DocumentPipeline.read("replay", replayer,
+                listener -> input().read(progress.documents("replay", listener)));
         }
         if (!EngineConfig.KVLEDGER_VERSION.equals(header.kvledgerVersion()))
         {

@@ -26,15 +26,16 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The two-thread replay ({@link ReplayPipeline}, chosen with 4+ processors) and the single-thread one give the same
+ * The two-thread replay ({@link DocumentPipeline}, chosen with 4+ processors) and the single-thread one give the same
  * outcome on clean and buggy journals: the same exit code, the same first divergence and the same final state hash.
  * The thread count is forced with {@code -Dkvledger.replay.threads} (1 or 2), never left to this machine's cores; the
  * pipeline is also driven directly, so a pipeline that the property failed to select would still be tested. One
  * journal is longer than the pipeline's ring (512 documents) and diverges past its first wrap.
  */
-class ReplayPipelineTest
+class DocumentPipelineTest
 {
     private static final String THREADS = "kvledger.replay.threads";
+    private static final String CHECK_THREADS = "kvledger.check.threads";
     /** Documents in the pipeline's ring: the long journal must have more, and diverge after them. */
     private static final int RING = 512;
 
@@ -93,8 +94,8 @@ class ReplayPipelineTest
     @Test
     void shouldSelectThePipelineByTheSystemPropertyAlone()
     {
-        assertTrue(withThreads("2", ReplayPipeline::worthIt));
-        assertFalse(withThreads("1", ReplayPipeline::worthIt));
+        assertTrue(withThreads("2", () -> DocumentPipeline.worthIt("replay")));
+        assertFalse(withThreads("1", () -> DocumentPipeline.worthIt("replay")));
     }
 
     @Test
@@ -131,6 +132,29 @@ class ReplayPipelineTest
     }
 
     @Test
+    void shouldSelectTheCheckPipelineByItsOwnProperty()
+    {
+        assertTrue(withProperty(CHECK_THREADS, "2", () -> DocumentPipeline.worthIt("check")));
+        assertFalse(withProperty(CHECK_THREADS, "1", () -> DocumentPipeline.worthIt("check")));
+    }
+
+    @Test
+    void shouldCheckEveryJournalTheSameOnOneAndOnTwoThreads()
+    {
+        int withFindings = 0;
+        for (final Map.Entry<String, Path> journal : JOURNALS.entrySet())
+        {
+            final String name = journal.getKey();
+            final CliRun one = withProperty(CHECK_THREADS, "1", () -> kvledger("check", journal.getValue(), "--json"));
+            final CliRun two = withProperty(CHECK_THREADS, "2", () -> kvledger("check", journal.getValue(), "--json"));
+            assertEquals(one.exitCode(), two.exitCode(), name + ": " + one.out() + " / " + two.out());
+            assertEquals(one.json(), two.json(), name + ": the whole report (findings, histories, counts)");
+            withFindings += one.exitCode() != 0 ? 1 : 0;
+        }
+        assertTrue(withFindings > 0, "some journals break invariants, so the pipeline also carries findings");
+    }
+
+    @Test
     void shouldGiveTheSameReplayerStateThroughThePipelineAsOnTheReadingThread()
     {
         for (final Map.Entry<String, Path> journal : JOURNALS.entrySet())
@@ -138,7 +162,7 @@ class ReplayPipelineTest
             final Replayer direct = new Replayer();
             read(journal.getValue(), direct);
             final Replayer piped = new Replayer();
-            try (ReplayPipeline pipeline = new ReplayPipeline(piped))
+            try (DocumentPipeline pipeline = new DocumentPipeline(piped, "test-replay"))
             {
                 read(journal.getValue(), pipeline);
                 pipeline.finish();
@@ -174,8 +198,13 @@ class ReplayPipelineTest
 
     private static <T> T withThreads(final String threads, final Supplier<T> call)
     {
-        final String before = System.getProperty(THREADS);
-        System.setProperty(THREADS, threads);
+        return withProperty(THREADS, threads, call);
+    }
+
+    private static <T> T withProperty(final String property, final String threads, final Supplier<T> call)
+    {
+        final String before = System.getProperty(property);
+        System.setProperty(property, threads);
         try
         {
             return call.get();
@@ -184,11 +213,11 @@ class ReplayPipelineTest
         {
             if (null == before)
             {
-                System.clearProperty(THREADS);
+                System.clearProperty(property);
             }
             else
             {
-                System.setProperty(THREADS, before);
+                System.setProperty(property, before);
             }
         }
     }

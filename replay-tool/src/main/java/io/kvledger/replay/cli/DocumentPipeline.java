@@ -9,26 +9,28 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
- * Replays on two threads: the thread reading the journal (Chronicle read, frame decode) copies each document into a
- * ring of preallocated slots, and a replay thread hands them, in order, to the {@link Replayer} (apply on the
- * engine, compare the effects). Reading and decoding cost about as much as applying and comparing, so on two idle
- * cores the two halves overlap. One producer, one consumer; the published and consumed counts are the only shared
- * state, so a slot is written only after the replay thread released it. The slots grow (rarely) to fit a document;
- * nothing is allocated per document otherwise.
+ * Reads a journal on two threads: the thread reading it (Chronicle read, frame decode) copies each document into a
+ * ring of preallocated slots, and a worker thread hands them, in order, to the downstream listener (the
+ * {@link Replayer} applying and comparing, or the invariant checker folding its shadow model). Reading and decoding
+ * cost about a third to a half of the whole, so on two idle cores the two halves overlap. One producer, one consumer;
+ * the published and consumed counts are the only shared state, so a slot is written only after the worker released
+ * it. The slots grow (rarely) to fit a document; nothing is allocated per document otherwise. The downstream sees no
+ * {@link JournalPosition} (null): neither listener uses it.
  * <p>
- * Use: {@link #onHeader} and {@link #onDocument} from the reading thread, then {@link #finish} to wait for the replay
- * thread; {@link #close} stops it early (a read that failed).
+ * Use: {@link #onHeader} and {@link #onDocument} from the reading thread, then {@link #finish} to wait for the
+ * worker; {@link #close} stops it early (a read that failed).
  */
-final class ReplayPipeline implements JournalListener, AutoCloseable
+final class DocumentPipeline implements JournalListener, AutoCloseable
 {
     private static final int SLOTS = 512;
     private static final int MASK = SLOTS - 1;
     private static final int RELEASE_BATCH = 32;
     private static final int MIN_PROCESSORS = 4;
 
-    private final Replayer replayer;
+    private final JournalListener downstream;
     private final InputRecord[] inputs = new InputRecord[SLOTS];
     private final EffectList[] effects = new EffectList[SLOTS];
     private final int[] results = new int[SLOTS];
@@ -42,16 +44,18 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
     private long produced;
 
     /**
-     * Whether to replay on two threads: only with at least {@link #MIN_PROCESSORS} processors. On the 2-core build
-     * machine, shared and busy, the second thread only added the copy and the hand-over (measured: more CPU time,
-     * no shorter runs), so there the replay stays on the reading thread. The system property
-     * {@code kvledger.replay.threads} (1 or 2) overrides the choice.
+     * Whether a command reads on two threads: only with at least {@link #MIN_PROCESSORS} processors. On the 2-core
+     * build machine, shared and busy, the second thread mostly added the copy and the hand-over (measured for replay:
+     * more CPU time, no shorter runs), so there the work stays on the reading thread. The system property
+     * {@code kvledger.<command>.threads} (1 or 2; {@code kvledger.replay.threads}, {@code kvledger.check.threads})
+     * overrides the choice.
      *
+     * @param command the command's name, as in its property.
      * @return true to use a pipeline.
      */
-    static boolean worthIt()
+    static boolean worthIt(final String command)
     {
-        final String forced = System.getProperty("kvledger.replay.threads");
+        final String forced = System.getProperty("kvledger." + command + ".threads");
         if (null != forced)
         {
             return "2".equals(forced.trim());
@@ -60,19 +64,43 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
     }
 
     /**
-     * Start the replay thread.
+     * Read a journal through a pipeline when {@link #worthIt} says so, else straight into the listener.
      *
-     * @param replayer applies and compares each document, on the replay thread.
+     * @param command    the command's name (its property, the worker's name).
+     * @param downstream the listener that folds the documents.
+     * @param read       reads the journal into the listener it is given; returns the header.
+     * @return the journal's header, once every document reached the downstream listener.
      */
-    ReplayPipeline(final Replayer replayer)
+    static JournalHeader read(final String command, final JournalListener downstream,
+        final Function<JournalListener, JournalHeader> read)
     {
-        this.replayer = replayer;
+        if (!worthIt(command))
+        {
+            return read.apply(downstream);
+        }
+        try (DocumentPipeline pipeline = new DocumentPipeline(downstream, "kvledger-" + command))
+        {
+            final JournalHeader header = read.apply(pipeline);
+            pipeline.finish();
+            return header;
+        }
+    }
+
+    /**
+     * Start the worker thread.
+     *
+     * @param downstream gets the header on the reading thread and each document, in order, on the worker thread.
+     * @param name       the worker thread's name.
+     */
+    DocumentPipeline(final JournalListener downstream, final String name)
+    {
+        this.downstream = downstream;
         for (int i = 0; i < SLOTS; i++)
         {
             inputs[i] = new InputRecord(64);
             effects[i] = new EffectList(64);
         }
-        worker = new Thread(this::consume, "kvledger-replay");
+        worker = new Thread(this::consume, name);
         worker.setDaemon(true);
         worker.start();
     }
@@ -80,7 +108,7 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
     @Override
     public void onHeader(final JournalHeader header, final JournalPosition position)
     {
-        replayer.onHeader(header, position);
+        downstream.onHeader(header, position);
     }
 
     @Override
@@ -105,9 +133,9 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
     }
 
     /**
-     * Wait until the replay thread has applied every document handed over.
+     * Wait until the worker has handed every document on.
      *
-     * @throws IllegalStateException when the replay thread failed (the cause attached).
+     * @throws IllegalStateException when the worker failed (the cause attached).
      */
     void finish()
     {
@@ -116,7 +144,7 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
         checkFailure();
     }
 
-    /** Stop the replay thread without waiting for the documents still in the ring. */
+    /** Stop the worker without waiting for the documents still in the ring. */
     @Override
     public void close()
     {
@@ -150,7 +178,7 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
         final Throwable t = failure;
         if (null != t)
         {
-            throw new IllegalStateException("replay thread failed: " + t, t);
+            throw new IllegalStateException("pipeline worker failed: " + t, t);
         }
     }
 
@@ -176,7 +204,7 @@ final class ReplayPipeline implements JournalListener, AutoCloseable
                 while (next < available && !stopped)
                 {
                     final int slot = (int)(next & MASK);
-                    replayer.onDocument(inputs[slot], results[slot], effects[slot], null);
+                    downstream.onDocument(inputs[slot], results[slot], effects[slot], null);
                     next++;
                     if (0 == (next % RELEASE_BATCH))
                     {
