@@ -171,6 +171,7 @@ public final class KvledgerMain implements Callable<Integer>
     public static void main(final String[] args)
     {
         quietLibraries(hasVerbose(args));
+        LibraryWarmup.start();
         System.exit(execute(System.out, System.err, args));
     }
 
