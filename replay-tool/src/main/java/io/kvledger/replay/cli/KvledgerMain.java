@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /**
  * The {@code kvledger} command line: picocli's top command, the one place where subcommands are registered, and
@@ -54,46 +55,76 @@ public final class KvledgerMain implements Callable<Integer>
     @Option(names = VERBOSE, scope = ScopeType.INHERIT, description = "Show the stack trace of an error.")
     private boolean verbose;
 
-    /**
-     * The subcommands, in the order {@code kvledger --help} lists them; the only place they are registered.
-     *
-     * @return new instances of every subcommand.
-     */
-    static List<Object> subcommands()
+    /** One subcommand: its class (for its names) and how to make it. */
+    private record Subcommand(Class<?> type, Supplier<Object> factory)
     {
-        final List<Object> commands = new ArrayList<>();
-        // Serving commands first, then the offline tools.
-        commands.add(new RunCommand());
-        commands.add(new DemoCommand());
-        commands.add(new BenchCommand());
-        commands.add(new CheckCommand());
-        commands.add(new ReplayCommand());
-        commands.add(new CompareCommand());
-        commands.add(new TimelineCommand());
-        commands.add(new InspectCommand());
-        commands.add(new StatsCommand());
-        commands.add(new StatCommand());
-        commands.add(new DumpCommand());
-        commands.add(new ShrinkCommand());
-        commands.add(new ExploreCommand());
-        commands.add(new FaultsCommand());
-        commands.add(new CommandLine.HelpCommand());
-        return commands;
+        boolean named(final String name)
+        {
+            final Command command = type.getAnnotation(Command.class);
+            return null != command && (command.name().equals(name) || List.of(command.aliases()).contains(name));
+        }
     }
+
+    /** The subcommands, in the order {@code kvledger --help} lists them; the only place they are registered. */
+    private static final List<Subcommand> SUBCOMMANDS = List.of(
+        // Serving commands first, then the offline tools.
+        new Subcommand(RunCommand.class, RunCommand::new),
+        new Subcommand(DemoCommand.class, DemoCommand::new),
+        new Subcommand(BenchCommand.class, BenchCommand::new),
+        new Subcommand(CheckCommand.class, CheckCommand::new),
+        new Subcommand(ReplayCommand.class, ReplayCommand::new),
+        new Subcommand(CompareCommand.class, CompareCommand::new),
+        new Subcommand(TimelineCommand.class, TimelineCommand::new),
+        new Subcommand(InspectCommand.class, InspectCommand::new),
+        new Subcommand(StatsCommand.class, StatsCommand::new),
+        new Subcommand(StatCommand.class, StatCommand::new),
+        new Subcommand(DumpCommand.class, DumpCommand::new),
+        new Subcommand(ShrinkCommand.class, ShrinkCommand::new),
+        new Subcommand(ExploreCommand.class, ExploreCommand::new),
+        new Subcommand(FaultsCommand.class, FaultsCommand::new),
+        new Subcommand(CommandLine.HelpCommand.class, CommandLine.HelpCommand::new));
 
     /**
      * Build the command tree with the shared error handling, writing to the given streams.
      *
      * @param out standard output.
      * @param err standard error.
-     * @return the command line, ready to execute.
+     * @return the command line with every subcommand, ready to execute.
      */
     public static CommandLine commandLine(final PrintWriter out, final PrintWriter err)
     {
-        final CommandLine commandLine = new CommandLine(new KvledgerMain());
-        for (final Object command : subcommands())
+        return commandLine(out, err, null);
+    }
+
+    /**
+     * Build the command tree for one invocation. picocli reads every registered command's options by reflection
+     * before it parses (about 0.3 s for all of them on the 2-core VM), so when the first argument names a
+     * subcommand exactly, only that one is registered: it parses, helps and fails exactly as in the whole tree.
+     * Anything else (no command, an option, a misspelt or abbreviated name, {@code help}) gets the whole tree, whose
+     * messages name every command.
+     *
+     * @param out   standard output.
+     * @param err   standard error.
+     * @param first the first argument, or null for the whole tree.
+     * @return the command line, ready to execute.
+     */
+    static CommandLine commandLine(final PrintWriter out, final PrintWriter err, final String first)
+    {
+        Subcommand only = null;
+        for (final Subcommand subcommand : SUBCOMMANDS)
         {
-            commandLine.addSubcommand(command);
+            if (null != first && subcommand.type() != CommandLine.HelpCommand.class && subcommand.named(first))
+            {
+                only = subcommand;
+            }
+        }
+        final CommandLine commandLine = new CommandLine(new KvledgerMain());
+        for (final Subcommand subcommand : SUBCOMMANDS)
+        {
+            if (null == only || only == subcommand)
+            {
+                commandLine.addSubcommand(subcommand.factory().get());
+            }
         }
         // Every subcommand's help lists -V, --version (mixinStandardHelpOptions): it prints what kvledger --version
         // prints, instead of nothing.
@@ -122,7 +153,7 @@ public final class KvledgerMain implements Callable<Integer>
         final PrintWriter errWriter = new PrintWriter(err, true, StandardCharsets.UTF_8);
         try
         {
-            return commandLine(outWriter, errWriter).execute(args);
+            return commandLine(outWriter, errWriter, args.length > 0 ? args[0] : null).execute(args);
         }
         catch (final Throwable t)
         {
